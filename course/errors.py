@@ -1,0 +1,53 @@
+"""Exceptions for mistakes a user can make: each message is one line that names the file, word or
+setting at fault and says what to do about it. The command line prints it and exits with status 2."""
+
+
+class CourseError(Exception):
+    """Base class of every error caused by input or settings (not by a bug in the course)."""
+
+
+class CorpusNotFoundError(CourseError, FileNotFoundError):
+    """A corpus path does not exist."""
+
+
+class UnknownCorpusError(CourseError, ValueError):
+    """A corpus name is neither a named corpus nor an existing path."""
+
+
+class EmptyCorpusError(CourseError, ValueError):
+    """A corpus file or folder holds no words after tokenisation."""
+
+
+class CorpusDecodeError(CourseError, UnicodeError):
+    """A corpus file is not valid UTF-8."""
+
+
+class EmptyVocabularyError(CourseError, ValueError):
+    """No word survives ``min_count``."""
+
+
+class WordNotInVocabularyError(CourseError, KeyError):
+    """A word that the vocabulary or the vectors do not contain."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class EvaluationFileError(CourseError, ValueError):
+    """An evaluation file (analogies or word pairs) is missing or has a malformed line."""
+
+
+class VectorsFileError(CourseError, ValueError):
+    """A vectors file is missing, truncated or not in word2vec format."""
+
+
+class DownloadError(CourseError, OSError):
+    """A download failed (network, HTTP status, or checksum)."""
+
+
+class ChecksumError(DownloadError):
+    """A downloaded file does not have the expected size or SHA-256."""
+
+
+class SettingError(CourseError, ValueError):
+    """A setting has a value that makes no sense (a negative count, an unknown profile, ...)."""
