@@ -1,0 +1,421 @@
+"""Intrinsic evaluation of word vectors held in a gensim ``KeyedVectors``.
+
+- Analogies ("a is to b as c is to ?") on the Google set: 3CosAdd (the vector offset
+  b - a + c, as gensim and word2vec.c score it) and 3CosMul (Levy and Goldberg, 2014), reported per
+  section, for the semantic and syntactic halves and in total, with coverage.
+- Word-pair similarity on WordSim-353 and SimLex-999: Spearman and Pearson correlation between
+  human scores and cosine similarity, and the share of pairs with an unknown word.
+- Nearest neighbours and similarity matrices for looking at a few words.
+
+The rules follow gensim's ``evaluate_word_analogies`` and ``evaluate_word_pairs`` exactly (search
+among the ``restrict_vocab`` most frequent words, compare case-insensitively, skip questions with
+an unknown word), so the figures are comparable with published gensim figures; the work is done
+as one matrix product per batch of questions instead of one search per question.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from .errors import EvaluationFileError, VectorsFileError, WordNotInVocabularyError
+
+BENCHMARK_FILES = {
+    "google-analogies": "questions-words.txt",
+    "wordsim353": "wordsim353.tsv",
+    "simlex999": "simlex999.txt",
+}
+SIMILARITY_BENCHMARKS = ("wordsim353", "simlex999")
+METHODS = ("3cosadd", "3cosmul")
+COSMUL_EPSILON = 1e-6  # keeps 3CosMul's division finite, as in gensim's most_similar_cosmul
+
+
+def benchmark_path(name_or_path: str | os.PathLike) -> Path:
+    """Path of a named benchmark (``google-analogies``, ``wordsim353``, ``simlex999``) or of a file."""
+    name = str(name_or_path)
+    if name in BENCHMARK_FILES:
+        from gensim.test.utils import datapath
+
+        return Path(datapath(BENCHMARK_FILES[name]))
+    path = Path(name)
+    if not path.is_file():
+        raise EvaluationFileError(
+            f"{name}: no such evaluation file (named ones: {', '.join(BENCHMARK_FILES)})")
+    return path
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise EvaluationFileError(f"{path}: not UTF-8 text (offset {exc.start})") from None
+
+
+# --------------------------------------------------------------------------------- vocabulary view
+
+
+@dataclass
+class _SearchSpace:
+    """The words analogies and similarities may use: the first ``restrict_vocab`` of the vectors.
+
+    ``lookup`` maps a (possibly upper-cased) word to the index of its most frequent spelling;
+    ``group[i]`` is that index for every word ``i``, so two spellings of one word share a group.
+    """
+
+    unit: np.ndarray  # (R, d) float32 unit vectors
+    lookup: dict[str, int]
+    group: np.ndarray  # (R,) int64
+    fold: bool
+
+    @classmethod
+    def of(cls, kv, restrict_vocab: int, case_insensitive: bool) -> "_SearchSpace":
+        keys = kv.index_to_key[:restrict_vocab]
+        lookup: dict[str, int] = {}
+        group = np.empty(len(keys), dtype=np.int64)
+        for i, key in enumerate(keys):
+            folded = key.upper() if case_insensitive else key
+            group[i] = lookup.setdefault(folded, i)
+        kv.fill_norms()
+        vectors = kv.vectors[: len(keys)]
+        unit = vectors / kv.norms[: len(keys), np.newaxis]
+        return cls(unit.astype(np.float32, copy=False), lookup, group, case_insensitive)
+
+    def index(self, word: str) -> int | None:
+        return self.lookup.get(word.upper() if self.fold else word)
+
+
+# ------------------------------------------------------------------------------------- analogies
+
+
+@dataclass
+class AnalogySection:
+    """One section of an analogy test: questions answered correctly, answered, and skipped."""
+
+    name: str
+    correct: int = 0
+    answered: int = 0
+    skipped: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+    @property
+    def coverage(self) -> float:
+        questions = self.answered + self.skipped
+        return self.answered / questions if questions else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "accuracy": self.accuracy, "coverage": self.coverage}
+
+
+@dataclass
+class AnalogyResult:
+    """Analogy accuracy per section and for the semantic, syntactic and whole sets.
+
+    ``predictions`` holds, per question in file order, the predicted word (None when skipped).
+    """
+
+    method: str
+    sections: list[AnalogySection]
+    semantic: AnalogySection
+    syntactic: AnalogySection
+    total: AnalogySection
+    predictions: list[str | None] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "semantic": self.semantic.to_dict(),
+                "syntactic": self.syntactic.to_dict(), "total": self.total.to_dict(),
+                "sections": [section.to_dict() for section in self.sections]}
+
+
+def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+    """Read an analogy file: ``: section`` headers, then lines of four words ``a b c expected``.
+
+    Raises:
+        EvaluationFileError: a missing file, a question before the first header, or a line
+            without exactly four words (the message gives the file and line number).
+    """
+    path = benchmark_path(path)
+    sections: list[tuple[str, list[tuple[str, str, str, str]]]] = []
+    for number, line in enumerate(_read_lines(path), start=1):
+        if line.startswith(":"):
+            sections.append((line.lstrip(": ").strip(), []))
+            continue
+        words = line.split()
+        if not words:
+            continue
+        if not sections:
+            raise EvaluationFileError(f"{path}:{number}: a question before the first ': section' header")
+        if len(words) != 4:
+            raise EvaluationFileError(f"{path}:{number}: expected four words 'a b c d', got {line.strip()!r}")
+        sections[-1][1].append(tuple(words))
+    if not any(questions for _, questions in sections):
+        raise EvaluationFileError(f"{path}: holds no analogy questions")
+    return sections
+
+
+def _is_syntactic(section: str) -> bool:
+    return section.startswith("gram")
+
+
+def evaluate_analogies(kv, path: str | os.PathLike = "google-analogies", method: str = "3cosadd",
+                       restrict_vocab: int = 300_000, case_insensitive: bool = True,
+                       batch_size: int | None = None) -> AnalogyResult:
+    """Answer every analogy question with ``method`` and count the correct answers.
+
+    For a question (a, b, c, d) the answer is the word x, among the ``restrict_vocab`` most frequent
+    and other than a, b and c, that maximises
+
+    - 3CosAdd: cos(x, b - a + c) with unit vectors (the same ranking as cos(x,b) - cos(x,a) + cos(x,c));
+    - 3CosMul: cos'(x,b) cos'(x,c) / (cos'(x,a) + 1e-6) with cos' = (1 + cos) / 2.
+
+    Questions with a word outside the searched vocabulary are skipped and counted. With 3CosAdd
+    the counts equal gensim's ``KeyedVectors.evaluate_word_analogies``.
+    """
+    if method not in METHODS:
+        raise EvaluationFileError(f"unknown analogy method {method!r}: use one of {', '.join(METHODS)}")
+    sections_in = read_analogies(path)
+    space = _SearchSpace.of(kv, restrict_vocab, case_insensitive)
+    rows, section_of = [], []
+    sections = [AnalogySection(name) for name, _ in sections_in]
+    predictions: list[str | None] = []
+    for number, (_, questions) in enumerate(sections_in):
+        for question in questions:
+            ids = [space.index(word) for word in question]
+            predictions.append(None)
+            if None in ids:
+                sections[number].skipped += 1
+                continue
+            rows.append(ids)
+            section_of.append((number, len(predictions) - 1))
+    if rows:
+        answered = np.asarray(rows, dtype=np.int64)
+        predicted = _answer(space, answered[:, :3], method, batch_size)
+        correct = space.group[predicted] == answered[:, 3]
+        for (number, position), guess, right in zip(section_of, predicted, correct):
+            sections[number].answered += 1
+            sections[number].correct += int(right)
+            predictions[position] = kv.index_to_key[guess]
+    return AnalogyResult(method, sections, _sum("semantic", [s for s in sections if not _is_syntactic(s.name)]),
+                         _sum("syntactic", [s for s in sections if _is_syntactic(s.name)]),
+                         _sum("total", sections), predictions)
+
+
+def _sum(name: str, sections: Sequence[AnalogySection]) -> AnalogySection:
+    return AnalogySection(name, sum(s.correct for s in sections), sum(s.answered for s in sections),
+                          sum(s.skipped for s in sections))
+
+
+def _answer(space: _SearchSpace, abc: np.ndarray, method: str, batch_size: int | None) -> np.ndarray:
+    """``(n,)`` predicted word index for each ``(n, 3)`` row of question indices (a, b, c)."""
+    unit = space.unit
+    size = len(unit)
+    batch_size = batch_size or max(1, min(1024, (1 << 26) // max(1, size)))
+    top = min(5, size)
+    predicted = np.empty(len(abc), dtype=np.int64)
+    for start in range(0, len(abc), batch_size):
+        batch = abc[start:start + batch_size]
+        a, b, c = unit[batch[:, 0]], unit[batch[:, 1]], unit[batch[:, 2]]
+        if method == "3cosadd":
+            target = (b + c - a) / np.float32(3.0)
+            target /= np.linalg.norm(target, axis=1, keepdims=True)
+            scores = target @ unit.T  # (batch, R)
+        else:
+            cos_a, cos_b, cos_c = ((1 + x @ unit.T) / 2 for x in (a, b, c))
+            scores = cos_b * cos_c / (cos_a + COSMUL_EPSILON)
+        rows = np.arange(len(batch))[:, None]
+        scores[rows, batch] = -np.inf  # never answer with a question word
+        best = np.argpartition(-scores, top - 1, axis=1)[:, :top]
+        best = np.take_along_axis(best, np.argsort(-scores[rows, best], axis=1, kind="stable"), axis=1)
+        # gensim takes the first of the top five that is no spelling variant of a, b or c.
+        variant = (space.group[best][:, :, None] == space.group[batch][:, None, :]).any(axis=2)
+        first_ok = np.where(variant.all(axis=1), top - 1, np.argmax(~variant, axis=1))
+        predicted[start:start + len(batch)] = best[np.arange(len(batch)), first_ok]
+    return predicted
+
+
+# ------------------------------------------------------------------------------------ similarity
+
+
+@dataclass
+class SimilarityResult:
+    """Correlation between human similarity scores and cosine similarity over the known pairs."""
+
+    benchmark: str
+    spearman: float
+    pearson: float
+    pairs: int
+    skipped: int
+
+    @property
+    def oov_ratio(self) -> float:
+        """Share of pairs skipped for an unknown word, in percent (gensim's ``oov_ratio``)."""
+        return 100.0 * self.skipped / (self.pairs + self.skipped) if self.pairs + self.skipped else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "oov_ratio": self.oov_ratio}
+
+
+def read_word_pairs(path: str | os.PathLike = "wordsim353") -> list[tuple[str, str, float]]:
+    """Read a word-pair file: ``word1<TAB>word2<TAB>score`` lines (``#`` starts a comment line;
+    pairs separated by spaces are read too).
+
+    Raises:
+        EvaluationFileError: a missing file or a line that is not two words and a number.
+    """
+    path = benchmark_path(path)
+    pairs = []
+    for number, line in enumerate(_read_lines(path), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t") if "\t" in line else line.split()
+        try:
+            first, second, score = fields
+            pairs.append((first, second, float(score)))
+        except ValueError:
+            raise EvaluationFileError(
+                f"{path}:{number}: expected 'word1<TAB>word2<TAB>score', got {line.strip()!r}") from None
+    if not pairs:
+        raise EvaluationFileError(f"{path}: holds no word pairs")
+    return pairs
+
+
+def evaluate_similarity(kv, path: str | os.PathLike = "wordsim353", restrict_vocab: int = 300_000,
+                        case_insensitive: bool = True) -> SimilarityResult:
+    """Spearman and Pearson correlation of cosine similarity with the human scores in ``path``.
+
+    Pairs with a word outside the ``restrict_vocab`` most frequent are skipped and counted.
+    The figures equal gensim's ``KeyedVectors.evaluate_word_pairs``.
+    """
+    pairs = read_word_pairs(path)
+    space = _SearchSpace.of(kv, restrict_vocab, case_insensitive)
+    known = [(space.index(a), space.index(b), score) for a, b, score in pairs]
+    known = [(i, j, score) for i, j, score in known if i is not None and j is not None]
+    name = str(path) if str(path) in BENCHMARK_FILES else Path(path).name
+    if len(known) < 2:
+        return SimilarityResult(name, float("nan"), float("nan"), len(known), len(pairs) - len(known))
+    first, second, gold = (np.asarray(column) for column in zip(*known))
+    model = _pair_cosines(kv, first, second)
+    return SimilarityResult(name, float(stats.spearmanr(gold, model)[0]), float(stats.pearsonr(gold, model)[0]),
+                            len(known), len(pairs) - len(known))
+
+
+def _pair_cosines(kv, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``(n,)`` float32 cosine of each pair of word indices.
+
+    Computed pair by pair with gensim's own rounding (a float64 norm, a float32 dot product), so
+    that the correlations match gensim's to the last digit; a benchmark has at most a few thousand
+    pairs, so this is no hot path.
+    """
+    from gensim.matutils import unitvec
+
+    unit = {int(i): unitvec(kv.vectors[i]) for i in np.union1d(first, second)}
+    return np.asarray([np.dot(unit[int(i)], unit[int(j)]) for i, j in zip(first, second)], dtype=np.float32)
+
+
+# ------------------------------------------------------------------------------------ everything
+
+
+def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = METHODS) -> dict:
+    """Every benchmark at once, as plain data: analogies per method and both similarity sets."""
+    return {
+        "vectors": {"words": len(kv.index_to_key), "dimensions": int(kv.vector_size),
+                    "restrict_vocab": restrict_vocab},
+        "analogies": {method: evaluate_analogies(kv, method=method, restrict_vocab=restrict_vocab).to_dict()
+                      for method in methods},
+        "similarity": {name: evaluate_similarity(kv, name, restrict_vocab=restrict_vocab).to_dict()
+                       for name in SIMILARITY_BENCHMARKS},
+    }
+
+
+def summary_row(results: dict, method: str = "3cosadd") -> dict:
+    """One flat row of headline figures from :func:`evaluate_all`, for a comparison table."""
+    analogies = results["analogies"][method]
+    return {
+        "analogy semantic": analogies["semantic"]["accuracy"],
+        "analogy syntactic": analogies["syntactic"]["accuracy"],
+        "analogy total": analogies["total"]["accuracy"],
+        "analogy coverage": analogies["total"]["coverage"],
+        "WordSim-353": results["similarity"]["wordsim353"]["spearman"],
+        "SimLex-999": results["similarity"]["simlex999"]["spearman"],
+    }
+
+
+def format_report(results: dict) -> str:
+    """The figures of :func:`evaluate_all` as a plain-text table."""
+    lines = [f"{results['vectors']['words']:,} words x {results['vectors']['dimensions']} dimensions "
+             f"(analogy search over the {results['vectors']['restrict_vocab']:,} most frequent)", ""]
+    methods = list(results["analogies"])
+    header = f"{'analogies':<28}" + "".join(f"{m:>18}" for m in methods)
+    lines += [header, "-" * len(header)]
+    for part in ("semantic", "syntactic", "total"):
+        cells = []
+        for m in methods:
+            s = results["analogies"][m][part]
+            cells.append(f"{100 * s['accuracy']:6.2f}% {s['correct']:>5}/{s['answered']:<5}")
+        lines.append(f"{part:<28}" + "".join(f"{c:>18}" for c in cells))
+    total = results["analogies"][methods[0]]["total"]
+    lines.append(f"{'coverage':<28}{100 * total['coverage']:>17.1f}%  "
+                 f"({total['skipped']:,} questions skipped for unknown words)")
+    lines += ["", f"{'word similarity':<28}{'Spearman':>10}{'Pearson':>10}{'pairs':>8}{'OOV':>8}"]
+    lines.append("-" * 64)
+    for name, s in results["similarity"].items():
+        lines.append(f"{name:<28}{s['spearman']:>10.4f}{s['pearson']:>10.4f}{s['pairs']:>8}{s['oov_ratio']:>7.1f}%")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- looking at words
+
+
+def _require(kv, word: str) -> None:
+    if word not in kv.key_to_index:
+        raise WordNotInVocabularyError(f"{word!r} is not in the vectors' vocabulary ({len(kv.index_to_key):,} words)")
+
+
+def neighbours(kv, word: str, topn: int = 10, restrict_vocab: int | None = None) -> list[tuple[str, float]]:
+    """The ``topn`` words nearest to ``word`` by cosine similarity, with their similarity."""
+    _require(kv, word)
+    return [(key, float(score)) for key, score in kv.most_similar(word, topn=topn, restrict_vocab=restrict_vocab)]
+
+
+def similarity_matrix(kv, words: Sequence[str]) -> np.ndarray:
+    """``(n, n)`` cosine similarities between ``words``."""
+    for word in words:
+        _require(kv, word)
+    vectors = np.stack([kv.get_vector(word, norm=True) for word in words])
+    return vectors @ vectors.T
+
+
+def load_vectors(path: str | os.PathLike):
+    """Read a word2vec-format vectors file (text or binary, told apart by its contents).
+
+    Raises:
+        VectorsFileError: a missing, truncated or malformed file.
+    """
+    from gensim.models import KeyedVectors
+
+    path = Path(path)
+    if not path.is_file():
+        raise VectorsFileError(f"{path}: no such vectors file")
+    with open(path, "rb") as handle:
+        header = handle.readline()
+        body = handle.read(4096)
+    try:
+        count, size = (int(x) for x in header.split())
+    except ValueError:
+        raise VectorsFileError(f"{path}: not a word2vec-format file (the first line must be 'words dimensions')") from None
+    try:
+        body.decode("utf-8")
+        binary = False
+    except UnicodeDecodeError as exc:
+        binary = exc.start < len(body) - 4  # a cut multi-byte character at the end is still text
+    try:
+        return KeyedVectors.load_word2vec_format(str(path), binary=binary)
+    except (ValueError, EOFError, UnicodeDecodeError) as exc:
+        raise VectorsFileError(f"{path}: truncated or malformed word2vec file, {count} x {size} declared ({exc})") from None
