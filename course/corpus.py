@@ -26,9 +26,9 @@ import bz2
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class Corpus:
     def __iter__(self) -> Iterator[list[str]]:
         words = np.asarray(self.types, dtype=object)
         offsets = self.offsets
-        for start, end in zip(offsets[:-1], offsets[1:]):
+        for start, end in zip(offsets[:-1], offsets[1:], strict=False):
             yield words[self.token_ids[start:end]].tolist()
 
     def __getitem__(self, index: int) -> list[str]:
@@ -121,10 +121,10 @@ class Corpus:
             raise ValueError(f"corpus {self.name!r} has no part-of-speech tags")
         words = np.asarray(self.types, dtype=object)
         tags = np.asarray(self.tag_types, dtype=object)
-        for start, end in zip(self.offsets[:-1], self.offsets[1:]):
-            yield list(zip(words[self.token_ids[start:end]], tags[self.tag_ids[start:end]]))
+        for start, end in zip(self.offsets[:-1], self.offsets[1:], strict=False):
+            yield list(zip(words[self.token_ids[start:end]], tags[self.tag_ids[start:end]], strict=False))
 
-    def head(self, num_sentences: int) -> "Corpus":
+    def head(self, num_sentences: int) -> Corpus:
         """The first ``num_sentences`` sentences as a corpus of their own (types re-counted)."""
         num_sentences = max(0, min(num_sentences, self.num_sentences))
         end = int(self.offsets[num_sentences])
@@ -132,7 +132,7 @@ class Corpus:
         return _renumbered(self.name, self.language, self.types, self.token_ids[:end],
                            self.offsets[:num_sentences + 1].copy(), self.tag_types, tag_ids)
 
-    def fraction(self, share: float) -> "Corpus":
+    def fraction(self, share: float) -> Corpus:
         """The first ``share`` (0 < share <= 1) of the sentences: a slice for learning curves."""
         if not 0 < share <= 1:
             raise ValueError(f"share must be in (0, 1], got {share}")

@@ -16,14 +16,14 @@ as one matrix product per batch of questions instead of one search per question.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from scipy import stats
 
-from .errors import EvaluationFileError, VectorsFileError, WordNotInVocabularyError
+from .errors import EvaluationFileError, WordNotInVocabularyError
 
 BENCHMARK_FILES = {
     "google-analogies": "questions-words.txt",
@@ -73,7 +73,7 @@ class _SearchSpace:
     fold: bool
 
     @classmethod
-    def of(cls, kv, restrict_vocab: int, case_insensitive: bool) -> "_SearchSpace":
+    def of(cls, kv, restrict_vocab: int, case_insensitive: bool) -> _SearchSpace:
         keys = kv.index_to_key[:restrict_vocab]
         lookup: dict[str, int] = {}
         group = np.empty(len(keys), dtype=np.int64)
@@ -82,7 +82,8 @@ class _SearchSpace:
             group[i] = lookup.setdefault(folded, i)
         kv.fill_norms()
         vectors = kv.vectors[: len(keys)]
-        unit = vectors / kv.norms[: len(keys), np.newaxis]
+        norms = kv.norms[: len(keys), np.newaxis]
+        unit = vectors / np.where(norms > 0, norms, 1)  # an all-zero vector stays zero
         return cls(unit.astype(np.float32, copy=False), lookup, group, case_insensitive)
 
     def index(self, word: str) -> int | None:
@@ -198,7 +199,7 @@ def evaluate_analogies(kv, path: str | os.PathLike = "google-analogies", method:
         answered = np.asarray(rows, dtype=np.int64)
         predicted = _answer(space, answered[:, :3], method, batch_size)
         correct = space.group[predicted] == answered[:, 3]
-        for (number, position), guess, right in zip(section_of, predicted, correct):
+        for (number, position), guess, right in zip(section_of, predicted, correct, strict=False):
             sections[number].answered += 1
             sections[number].correct += int(right)
             predictions[position] = kv.index_to_key[guess]
@@ -300,7 +301,7 @@ def evaluate_similarity(kv, path: str | os.PathLike = "wordsim353", restrict_voc
     name = str(path) if str(path) in BENCHMARK_FILES else Path(path).name
     if len(known) < 2:
         return SimilarityResult(name, float("nan"), float("nan"), len(known), len(pairs) - len(known))
-    first, second, gold = (np.asarray(column) for column in zip(*known))
+    first, second, gold = (np.asarray(column) for column in zip(*known, strict=False))
     model = _pair_cosines(kv, first, second)
     return SimilarityResult(name, float(stats.spearmanr(gold, model)[0]), float(stats.pearsonr(gold, model)[0]),
                             len(known), len(pairs) - len(known))
@@ -316,7 +317,7 @@ def _pair_cosines(kv, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     from gensim.matutils import unitvec
 
     unit = {int(i): unitvec(kv.vectors[i]) for i in np.union1d(first, second)}
-    return np.asarray([np.dot(unit[int(i)], unit[int(j)]) for i, j in zip(first, second)], dtype=np.float32)
+    return np.asarray([np.dot(unit[int(i)], unit[int(j)]) for i, j in zip(first, second, strict=False)], dtype=np.float32)
 
 
 # ------------------------------------------------------------------------------------ everything
@@ -390,32 +391,3 @@ def similarity_matrix(kv, words: Sequence[str]) -> np.ndarray:
         _require(kv, word)
     vectors = np.stack([kv.get_vector(word, norm=True) for word in words])
     return vectors @ vectors.T
-
-
-def load_vectors(path: str | os.PathLike):
-    """Read a word2vec-format vectors file (text or binary, told apart by its contents).
-
-    Raises:
-        VectorsFileError: a missing, truncated or malformed file.
-    """
-    from gensim.models import KeyedVectors
-
-    path = Path(path)
-    if not path.is_file():
-        raise VectorsFileError(f"{path}: no such vectors file")
-    with open(path, "rb") as handle:
-        header = handle.readline()
-        body = handle.read(4096)
-    try:
-        count, size = (int(x) for x in header.split())
-    except ValueError:
-        raise VectorsFileError(f"{path}: not a word2vec-format file (the first line must be 'words dimensions')") from None
-    try:
-        body.decode("utf-8")
-        binary = False
-    except UnicodeDecodeError as exc:
-        binary = exc.start < len(body) - 4  # a cut multi-byte character at the end is still text
-    try:
-        return KeyedVectors.load_word2vec_format(str(path), binary=binary)
-    except (ValueError, EOFError, UnicodeDecodeError) as exc:
-        raise VectorsFileError(f"{path}: truncated or malformed word2vec file, {count} x {size} declared ({exc})") from None

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

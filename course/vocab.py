@@ -16,9 +16,9 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -91,7 +91,7 @@ class Vocabulary:
 
     @classmethod
     def from_counts(cls, counts: dict[str, int] | Iterable[tuple[str, int]],
-                    config: VocabularyConfig = VocabularyConfig()) -> "Vocabulary":
+                    config: VocabularyConfig = VocabularyConfig()) -> Vocabulary:
         """Keep the words counted at least ``min_count`` times, most frequent first.
 
         Raises:
@@ -103,13 +103,13 @@ class Vocabulary:
         return cls._cut(words, values, config, source="the counts")
 
     @classmethod
-    def from_corpus(cls, corpus, config: VocabularyConfig | None = None, **overrides) -> "Vocabulary":
+    def from_corpus(cls, corpus, config: VocabularyConfig | None = None, **overrides) -> Vocabulary:
         """Count a :class:`~course.corpus.Corpus` and cut its vocabulary (``min_count=...`` etc. override)."""
         config = VocabularyConfig(**{**asdict(config or VocabularyConfig()), **overrides})
         return cls._cut(corpus.types, corpus.counts(), config, source=f"corpus {corpus.name!r}")
 
     @classmethod
-    def _cut(cls, words: list[str], counts: np.ndarray, config: VocabularyConfig, source: str) -> "Vocabulary":
+    def _cut(cls, words: list[str], counts: np.ndarray, config: VocabularyConfig, source: str) -> Vocabulary:
         if config.min_count < 1:
             raise SettingError(f"min_count must be at least 1, got {config.min_count}")
         if config.max_size is not None and config.max_size < 1:
@@ -271,7 +271,7 @@ class Vocabulary:
         return target
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Vocabulary":
+    def load(cls, path: str | os.PathLike) -> Vocabulary:
         """Read a vocabulary written by :meth:`save`."""
         try:
             payload = json.loads(Path(path).read_text(encoding="utf-8"))

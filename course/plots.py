@@ -1,0 +1,173 @@
+"""Figures for the course: Zipf plots, similarity heat maps, 2-D maps of words, training curves.
+
+Chinese labels need a font with CJK glyphs: :func:`setup_cjk_font` registers the Noto Sans CJK
+font that the ``mplfonts`` package ships, or a CJK font the system has, and warns clearly when
+there is none (labels would show as empty boxes). Every plotting function here calls it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song", "Droid Sans Fallback")
+
+
+class CJKFontWarning(UserWarning):
+    """No font with Chinese glyphs was found; Chinese labels in figures will not render."""
+
+
+@lru_cache(maxsize=1)
+def setup_cjk_font() -> str | None:
+    """Make matplotlib draw Chinese: register a CJK font and put it first in ``font.sans-serif``.
+
+    Returns the font family name, or None (with a :class:`CJKFontWarning`) when none is found.
+    """
+    import matplotlib
+    from matplotlib import font_manager
+
+    candidates: list[Path] = []
+    try:
+        import mplfonts
+
+        candidates.append(Path(mplfonts.__file__).parent / "fonts" / "NotoSansCJKsc-Regular.otf")
+    except ImportError:
+        pass
+    family = None
+    for path in candidates:
+        if path.is_file():
+            font_manager.fontManager.addfont(str(path))
+            family = font_manager.FontProperties(fname=str(path)).get_name()
+            break
+    if family is None:
+        for entry in font_manager.fontManager.ttflist:
+            if any(hint.lower() in entry.name.lower() for hint in CJK_FAMILY_HINTS):
+                family = entry.name
+                break
+    if family is None:
+        warnings.warn("No CJK font found: Chinese labels in figures will show as empty boxes. "
+                      "Install one with 'pip install mplfonts' or 'apt-get install fonts-noto-cjk'.",
+                      CJKFontWarning, stacklevel=2)
+        return None
+    sans = [name for name in matplotlib.rcParams["font.sans-serif"] if name != family]
+    matplotlib.rcParams["font.sans-serif"] = [family, *sans]
+    matplotlib.rcParams["font.family"] = "sans-serif"
+    matplotlib.rcParams["axes.unicode_minus"] = False
+    return family
+
+
+def _axes(ax=None, figsize=(6, 4)):
+    import matplotlib.pyplot as plt
+
+    setup_cjk_font()
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def zipf_fit(counts: np.ndarray, first_rank: int = 10, last_rank: int = 10_000) -> tuple[float, float]:
+    """Least-squares line through log(frequency) against log(rank) over ranks ``first..last``.
+
+    Returns ``(slope, intercept)``; Zipf's law says the slope is close to -1.
+    """
+    frequencies = np.sort(np.asarray(counts, dtype=np.float64))[::-1]
+    frequencies = frequencies[frequencies > 0]
+    ranks = np.arange(1, len(frequencies) + 1)
+    window = slice(first_rank - 1, min(last_rank, len(frequencies)))
+    slope, intercept = np.polyfit(np.log10(ranks[window]), np.log10(frequencies[window]), 1)
+    return float(slope), float(intercept)
+
+
+def zipf_plot(counts: np.ndarray, label: str | None = None, ax=None, fit: bool = True):
+    """Frequency against rank on log-log axes, with the fitted Zipf line. ``counts``: ``(V,)``."""
+    ax = _axes(ax)
+    frequencies = np.sort(np.asarray(counts, dtype=np.float64))[::-1]
+    frequencies = frequencies[frequencies > 0]
+    ranks = np.arange(1, len(frequencies) + 1)
+    line = ax.loglog(ranks, frequencies, ".", markersize=2, label=label or "words")[0]
+    if fit and len(frequencies) > 20:
+        slope, intercept = zipf_fit(frequencies)
+        ax.loglog(ranks, 10 ** intercept * ranks ** slope, "--", color=line.get_color(), alpha=0.7,
+                  label=f"fit: slope {slope:.2f}")
+    ax.set_xlabel("rank")
+    ax.set_ylabel("frequency")
+    ax.legend()
+    return ax
+
+
+def heatmap(matrix: np.ndarray, labels: Sequence[str], col_labels: Sequence[str] | None = None, ax=None,
+            title: str | None = None, vmin: float = -1.0, vmax: float = 1.0, annotate: bool = True,
+            cmap: str = "RdBu_r"):
+    """A labelled heat map of an ``(n, m)`` matrix (cosine similarities by default)."""
+    matrix = np.asarray(matrix)
+    col_labels = list(labels if col_labels is None else col_labels)
+    ax = _axes(ax, figsize=(1.0 + 0.55 * len(col_labels), 0.8 + 0.5 * len(labels)))
+    image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(len(col_labels)), col_labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), list(labels))
+    if annotate and matrix.size <= 400:
+        for (i, j), value in np.ndenumerate(matrix):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                    color="white" if abs(value) > 0.6 * max(abs(vmin), abs(vmax)) else "black")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    if title:
+        ax.set_title(title)
+    ax.figure.tight_layout()
+    return ax
+
+
+def scatter_words(points: np.ndarray, words: Sequence[str], ax=None, highlight: Sequence[str] = (),
+                  title: str | None = None, max_labels: int = 300):
+    """Words at 2-D positions ``(n, 2)``, labelled; words in ``highlight`` drawn in colour."""
+    ax = _axes(ax, figsize=(9, 9))
+    points = np.asarray(points)
+    marked = np.isin(np.asarray(words, dtype=object), list(highlight))
+    ax.scatter(points[~marked, 0], points[~marked, 1], s=6, color="0.6")
+    ax.scatter(points[marked, 0], points[marked, 1], s=18, color="tab:red")
+    for i, word in enumerate(words[:max_labels]):
+        ax.annotate(word, points[i], fontsize=8 if marked[i] else 6, color="tab:red" if marked[i] else "0.2",
+                    xytext=(2, 2), textcoords="offset points")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def tsne(vectors: np.ndarray, seed: int = 0, perplexity: float = 30.0) -> np.ndarray:
+    """``(n, 2)`` t-SNE map of ``(n, d)`` vectors by cosine distance (scikit-learn)."""
+    from sklearn.manifold import TSNE
+
+    vectors = np.asarray(vectors, dtype=np.float64)
+    perplexity = min(perplexity, max(2.0, (len(vectors) - 1) / 3))
+    return TSNE(n_components=2, metric="cosine", init="pca", perplexity=perplexity,
+                random_state=seed).fit_transform(vectors)
+
+
+def tsne_plot(kv, words: Sequence[str], seed: int = 0, ax=None, highlight: Sequence[str] = (),
+              title: str | None = None):
+    """t-SNE map of the vectors of ``words`` (a gensim ``KeyedVectors``), labelled."""
+    words = [word for word in words if word in kv.key_to_index]
+    points = tsne(np.stack([kv.get_vector(word) for word in words]), seed=seed)
+    return scatter_words(points, words, ax=ax, highlight=highlight, title=title)
+
+
+def training_curve(values: Sequence[float], ax=None, xlabel: str = "step", ylabel: str = "loss",
+                   label: str | None = None, smooth: int = 1):
+    """A training curve; ``smooth`` > 1 overlays a moving average of that many points."""
+    ax = _axes(ax)
+    values = np.asarray(values, dtype=np.float64)
+    ax.plot(values, alpha=0.4 if smooth > 1 else 1.0, label=label)
+    if smooth > 1 and len(values) >= smooth:
+        kernel = np.ones(smooth) / smooth
+        ax.plot(np.arange(smooth - 1, len(values)), np.convolve(values, kernel, mode="valid"),
+                label=f"{label or ylabel} (mean of {smooth})")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if label or smooth > 1:
+        ax.legend()
+    return ax
