@@ -31,6 +31,7 @@ BENCHMARK_FILES = {
     "simlex999": "simlex999.txt",
 }
 SIMILARITY_BENCHMARKS = ("wordsim353", "simlex999")
+SIMILARITY_LABELS = {"wordsim353": "WordSim-353", "simlex999": "SimLex-999"}
 METHODS = ("3cosadd", "3cosmul")
 COSMUL_EPSILON = 1e-6  # keeps 3CosMul's division finite, as in gensim's most_similar_cosmul
 
@@ -298,7 +299,7 @@ def evaluate_similarity(kv, path: str | os.PathLike = "wordsim353", restrict_voc
     space = _SearchSpace.of(kv, restrict_vocab, case_insensitive)
     known = [(space.index(a), space.index(b), score) for a, b, score in pairs]
     known = [(i, j, score) for i, j, score in known if i is not None and j is not None]
-    name = str(path) if str(path) in BENCHMARK_FILES else Path(path).name
+    name = _benchmark_name(path)
     if len(known) < 2:
         return SimilarityResult(name, float("nan"), float("nan"), len(known), len(pairs) - len(known))
     first, second, gold = (np.asarray(column) for column in zip(*known, strict=False))
@@ -317,22 +318,33 @@ def _pair_cosines(kv, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     from gensim.matutils import unitvec
 
     unit = {int(i): unitvec(kv.vectors[i]) for i in np.union1d(first, second)}
-    return np.asarray([np.dot(unit[int(i)], unit[int(j)]) for i, j in zip(first, second, strict=False)], dtype=np.float32)
+    cosines = [np.dot(unit[int(i)], unit[int(j)]) for i, j in zip(first, second, strict=True)]
+    return np.asarray(cosines, dtype=np.float32)
 
 
 # ------------------------------------------------------------------------------------ everything
 
 
-def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = METHODS) -> dict:
-    """Every benchmark at once, as plain data: analogies per method and both similarity sets."""
+def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = METHODS,
+                 analogies: str | os.PathLike = "google-analogies",
+                 similarity: Sequence[str | os.PathLike] = SIMILARITY_BENCHMARKS) -> dict:
+    """Every benchmark at once, as plain data: analogies per method and each similarity set.
+
+    ``analogies`` and ``similarity`` take benchmark names or paths of files in the same formats.
+    """
     return {
         "vectors": {"words": len(kv.index_to_key), "dimensions": int(kv.vector_size),
                     "restrict_vocab": restrict_vocab},
-        "analogies": {method: evaluate_analogies(kv, method=method, restrict_vocab=restrict_vocab).to_dict()
+        "analogies": {method: evaluate_analogies(kv, analogies, method=method,
+                                                 restrict_vocab=restrict_vocab).to_dict()
                       for method in methods},
-        "similarity": {name: evaluate_similarity(kv, name, restrict_vocab=restrict_vocab).to_dict()
-                       for name in SIMILARITY_BENCHMARKS},
+        "similarity": {_benchmark_name(name): evaluate_similarity(kv, name, restrict_vocab=restrict_vocab).to_dict()
+                       for name in similarity},
     }
+
+
+def _benchmark_name(name_or_path: str | os.PathLike) -> str:
+    return str(name_or_path) if str(name_or_path) in BENCHMARK_FILES else Path(name_or_path).name
 
 
 def summary_row(results: dict, method: str = "3cosadd") -> dict:
@@ -343,8 +355,7 @@ def summary_row(results: dict, method: str = "3cosadd") -> dict:
         "analogy syntactic": analogies["syntactic"]["accuracy"],
         "analogy total": analogies["total"]["accuracy"],
         "analogy coverage": analogies["total"]["coverage"],
-        "WordSim-353": results["similarity"]["wordsim353"]["spearman"],
-        "SimLex-999": results["similarity"]["simlex999"]["spearman"],
+        **{SIMILARITY_LABELS.get(name, name): figures["spearman"] for name, figures in results["similarity"].items()},
     }
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song", "Droid Sans Fallback")
+CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song",
+                    "Droid Sans Fallback")
 
 
 class CJKFontWarning(UserWarning):

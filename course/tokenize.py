@@ -18,8 +18,10 @@ CHINESE_SENTENCE_END = frozenset("。！？!?；;")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LETTER = re.compile(r"[^\W\d_]")
 
-# jieba joins 背 and 甩 to 包袱 in some sentences; the course wants 包袱 as a token of its own.
-JIEBA_WORDS_REMOVED = ("背包袱", "甩包袱")
+# Words the polysemy probes look at: jieba must always cut them out whole. Its dictionary has
+# compounds such as 背包袱, 甩包袱 and 思想包袱, which would hide 包袱 inside a longer token, so
+# every dictionary word that contains one of these (and is longer) is removed.
+KEEP_WHOLE = ("包袱",)
 
 
 def english_tokens(text: str) -> list[str]:
@@ -47,7 +49,10 @@ def _jieba():
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
-    for word in JIEBA_WORDS_REMOVED:
+    jieba.initialize()
+    compounds = [word for word, freq in jieba.dt.FREQ.items()
+                 if freq and word not in KEEP_WHOLE and any(kept in word for kept in KEEP_WHOLE)]
+    for word in compounds:
         jieba.del_word(word)
     return jieba
 

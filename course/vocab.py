@@ -146,7 +146,8 @@ class Vocabulary:
             raise WordNotInVocabularyError(self._missing_message(word)) from None
 
     def __repr__(self) -> str:
-        return f"Vocabulary({len(self.words):,} entries, {self.num_specials} specials, {self.total_words:,} words counted)"
+        return (f"Vocabulary({len(self.words):,} entries, {self.num_specials} specials, "
+                f"{self.total_words:,} words counted)")
 
     def _missing_message(self, word: str) -> str:
         close = difflib.get_close_matches(word, self.words[self.num_specials: 50_000], n=3)

@@ -1,0 +1,37 @@
+# Word Vectors, Hands-On
+#   make course   set everything up, run every notebook, write build/index.html (PROFILE=smoke for the fast one)
+#   make test     set everything up and run all checks: ruff, pytest, nbval on the notebooks (smoke profile)
+#   make setup    only the virtual environment (.venv/)
+#   make lab      JupyterLab on the notebooks
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PROFILE ?= full
+# Notebook kernels must start from the same environment as the tools that run them.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: setup test course lab clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (found " + sys.version.split()[0] + "); set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(BIN)/nbstripout --install; fi
+	@touch $@
+
+test: setup
+	$(BIN)/ruff check .
+	COURSE_PROFILE=smoke $(BIN)/python -m pytest tests --nbval-lax --nbval-current-env notebooks
+
+course: setup
+	$(BIN)/python -m course build --profile $(PROFILE)
+
+lab: setup
+	$(BIN)/jupyter lab notebooks
+
+clean:
+	rm -rf build

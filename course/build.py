@@ -1,0 +1,162 @@
+"""Build the course: run every notebook in order and write an HTML index of what came out.
+
+For each ``notebooks/NN_*.ipynb``, papermill executes it with the chosen profile into
+``build/notebooks/``, nbconvert renders it to HTML beside it, its figures are saved under
+``build/figures/``, and its headline numbers (see :mod:`course.report`) are collected.
+``build/index.html`` links all of it, with the time each notebook took.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .paths import atomic_path, build_dir, project_root
+from .report import HEADLINE_MIME
+from .settings import resolve_profile
+
+
+@dataclass
+class NotebookRun:
+    """What running one notebook produced."""
+
+    name: str
+    title: str
+    seconds: float
+    executed: Path
+    html: Path | None
+    figures: list[Path] = field(default_factory=list)
+    headlines: list[dict] = field(default_factory=list)
+    error: str | None = None
+
+
+def notebook_paths(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
+    """The course's notebooks in order: ``NN_*.ipynb`` in ``notebooks/``."""
+    folder = notebooks or project_root() / "notebooks"
+    paths = sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb"))
+    return [p for p in paths if only is None or only in p.name]
+
+
+def _title(notebook) -> str:
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return ""
+
+
+def _collect(notebook, stem: str, figures_dir: Path) -> tuple[list[Path], list[dict]]:
+    figures, headlines = [], []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if HEADLINE_MIME in data:
+                headlines.append(dict(data[HEADLINE_MIME]))
+            if "image/png" in data:
+                path = figures_dir / f"{stem}-{len(figures) + 1:02d}.png"
+                with atomic_path(path) as temporary:
+                    temporary.write_bytes(base64.b64decode(data["image/png"]))
+                figures.append(path)
+    return figures, headlines
+
+
+def run_notebook(source: Path, out: Path, profile: str) -> NotebookRun:
+    """Execute one notebook with papermill and render it; failures are recorded, not raised."""
+    import nbformat
+    import papermill
+    from nbconvert import HTMLExporter
+
+    executed = out / "notebooks" / source.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    error = None
+    start = time.perf_counter()
+    os.environ["COURSE_PROFILE"] = profile
+    try:
+        papermill.execute_notebook(str(source), str(executed), parameters={"PROFILE": profile},
+                                   cwd=str(source.parent), kernel_name="python3", progress_bar=False)
+    except Exception as exc:  # papermill's execution error carries the cell's traceback
+        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
+    seconds = time.perf_counter() - start
+    if not executed.is_file():
+        return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")
+    notebook = nbformat.read(executed, as_version=4)
+    figures, headlines = _collect(notebook, source.stem, out / "figures")
+    page = executed.with_suffix(".html")
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
+    with atomic_path(page) as temporary:
+        temporary.write_text(body, encoding="utf-8")
+    return NotebookRun(source.stem, _title(notebook) or source.stem, seconds, executed, page, figures, headlines,
+                       error)
+
+
+def build_course(profile: str | None = None, out: Path | None = None, notebooks: Path | None = None,
+                 only: str | None = None) -> list[NotebookRun]:
+    """Run the notebooks (all, or those whose name contains ``only``) and write ``index.html``."""
+    profile = resolve_profile(profile)
+    out = Path(out) if out is not None else build_dir()
+    (out / "models").mkdir(parents=True, exist_ok=True)
+    runs = []
+    for source in notebook_paths(notebooks, only):
+        print(f"running {source.name} ({profile}) ...", flush=True)
+        run = run_notebook(source, out, profile)
+        print(f"  {run.seconds:6.1f} s  {'FAILED: ' + run.error if run.error else 'ok'}", flush=True)
+        runs.append(run)
+    write_index(runs, out, profile)
+    summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error,
+                "headlines": r.headlines} for r in runs]
+    with atomic_path(out / "summary.json") as temporary:
+        temporary.write_text(json.dumps({"profile": profile, "notebooks": summary}, indent=2, ensure_ascii=False),
+                             encoding="utf-8")
+    print(f"wrote {out / 'index.html'}", flush=True)
+    return runs
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
+section { border-top: 1px solid #ddd; padding: 1em 0; }
+section h2 { margin: 0 0 0.3em 0; font-size: 1.25em; }
+.failed { color: #b00020; font-weight: bold; }
+table { border-collapse: collapse; margin: 0.5em 0; } td, th { padding: 2px 12px 2px 0; text-align: left; }
+td.value { text-align: right; font-variant-numeric: tabular-nums; }
+.figures img { height: 140px; margin: 4px; border: 1px solid #eee; }
+"""
+
+
+def write_index(runs: list[NotebookRun], out: Path, profile: str) -> Path:
+    """Write ``out/index.html``: one section per notebook with its time, numbers and figures."""
+    total = sum(run.seconds for run in runs)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Word Vectors, Hands-On</title>"
+             f"<style>{STYLE}</style></head><body>",
+             "<h1>Word Vectors, Hands-On</h1>",
+             f"<p class='meta'>Profile <b>{profile}</b> · built {stamp} · {len(runs)} notebooks in {total:.0f} s</p>"]
+    for run in runs:
+        link = lambda path: html.escape(str(path.relative_to(out)))  # noqa: E731
+        title = html.escape(run.title)
+        heading = f"<a href='{link(run.html)}'>{title}</a>" if run.html else title
+        parts.append(f"<section><h2>{heading}</h2><p class='meta'>{html.escape(run.name)}.ipynb · "
+                     f"{run.seconds:.1f} s · <a href='{link(run.executed)}'>executed notebook</a></p>")
+        if run.error:
+            parts.append(f"<p class='failed'>Failed: {html.escape(run.error)}</p>")
+        if run.headlines:
+            rows = "".join(f"<tr><td>{html.escape(h['name'])}</td><td class='value'>{html.escape(h['text'])}</td></tr>"
+                           for h in run.headlines)
+            parts.append(f"<table>{rows}</table>")
+        if run.figures:
+            images = "".join(f"<a href='{link(f)}'><img src='{link(f)}' alt='figure {i + 1}'></a>"
+                             for i, f in enumerate(run.figures))
+            parts.append(f"<div class='figures'>{images}</div>")
+        parts.append("</section>")
+    parts.append("</body></html>")
+    index = out / "index.html"
+    with atomic_path(index) as temporary:
+        temporary.write_text("\n".join(parts), encoding="utf-8")
+    return index

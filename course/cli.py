@@ -1,0 +1,202 @@
+"""The command line: ``python -m course ...``.
+
+    python -m course corpus list
+    python -m course corpus info wiki-en peoples-daily-zh [--json [FILE]]
+    python -m course corpus export wiki-en --out wiki-en.txt
+    python -m course evaluate vectors.txt [--json [FILE]]
+    python -m course build [--profile full|smoke]
+
+Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
+line on standard error and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import CourseError
+from .paths import atomic_path
+
+
+def _write_json(payload, destination: str) -> None:
+    text = json.dumps(payload, indent=2, ensure_ascii=False)
+    if destination == "-":
+        print(text)
+        return
+    with atomic_path(destination) as temporary:
+        temporary.write_text(text + "\n", encoding="utf-8")
+    print(f"wrote {destination}", file=sys.stderr)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "").rstrip("%"))
+        return True
+    except ValueError:
+        return False
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    """Rows of strings as aligned columns (numbers to the right), the first row as the header."""
+    columns = range(len(rows[0]))
+    widths = [max(len(row[i]) for row in rows) for i in columns]
+    numeric = [all(_is_number(row[i]) or row[i] in ("yes", "no") for row in rows[1:]) for i in columns]
+    lines = []
+    for number, row in enumerate(rows):
+        cells = [cell.rjust(width) if right else cell.ljust(width)
+                 for cell, width, right in zip(row, widths, numeric, strict=True)]
+        lines.append("  ".join(cells).rstrip())
+        if number == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def _format_value(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+# ------------------------------------------------------------------------------------- commands
+
+
+def corpus_list(args) -> int:
+    from .corpus import list_corpora
+
+    rows = [("name", "language", "offline", "description")]
+    rows += [(c["name"], c["language"], "yes" if c["offline"] else "download", c["description"])
+             for c in list_corpora()]
+    print(_table(rows))
+    return 0
+
+
+def corpus_info(args) -> int:
+    from .corpus import load_corpus
+
+    infos = [load_corpus(name, language=args.language, progress=not args.quiet).info(args.min_count)
+             for name in args.corpus]
+    if args.json:
+        _write_json(infos if len(infos) > 1 else infos[0], args.json)
+        return 0
+    keys = [key for key in infos[0] if key != "corpus"]
+    rows = [("", *[info["corpus"] for info in infos])]
+    rows += [(key.replace("_", " "), *[_format_value(info[key]) for info in infos]) for key in keys]
+    print(_table(rows))
+    return 0
+
+
+def corpus_export(args) -> int:
+    from .corpus import export, load_corpus
+
+    corpus = load_corpus(args.corpus, language=args.language, progress=not args.quiet)
+    export(corpus, args.out)
+    print(f"wrote {corpus.num_sentences:,} sentences, {corpus.num_tokens:,} tokens to {args.out}", file=sys.stderr)
+    return 0
+
+
+def evaluate(args) -> int:
+    from .evaluate import evaluate_all, format_report
+    from .vectors import load_vectors
+
+    methods = ("3cosadd", "3cosmul") if args.method == "both" else (args.method,)
+    results = evaluate_all(load_vectors(args.vectors), restrict_vocab=args.restrict_vocab, methods=methods,
+                           analogies=args.analogies, similarity=args.similarity)
+    results["vectors"]["file"] = str(args.vectors)
+    if args.json:
+        _write_json(results, args.json)
+    else:
+        print(format_report(results))
+    return 0
+
+
+def build(args) -> int:
+    from .build import build_course
+
+    runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only)
+    failed = [run for run in runs if run.error]
+    for run in failed:
+        print(f"error: {run.name} failed: {run.error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------------------- parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m course", description="Word Vectors, Hands-On")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    corpus = commands.add_parser("corpus", help="list, describe and export corpora")
+    corpus_commands = corpus.add_subparsers(dest="corpus_command", required=True, metavar="ACTION")
+    listing = corpus_commands.add_parser("list", help="the named corpora")
+    listing.set_defaults(handler=corpus_list)
+
+    def corpus_arguments(sub, many: bool) -> None:
+        sub.add_argument("corpus", nargs="+" if many else None, metavar="NAME|PATH",
+                         help="a named corpus (see 'corpus list') or a UTF-8 text file or folder")
+        sub.add_argument("--language", choices=("auto", "en", "zh"), default="auto",
+                         help="language of text files (zh is segmented with jieba); default: guess")
+        sub.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    info = corpus_commands.add_parser("info", help="sentences, tokens and vocabulary size")
+    corpus_arguments(info, many=True)
+    info.add_argument("--min-count", type=_positive_int, default=5, help="also count words seen this often")
+    info.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
+    info.set_defaults(handler=corpus_info)
+
+    export = corpus_commands.add_parser("export", help="one sentence a line, tokens separated by spaces")
+    corpus_arguments(export, many=False)
+    export.add_argument("--out", required=True, help="file to write")
+    export.set_defaults(handler=corpus_export)
+
+    evaluation = commands.add_parser("evaluate", help="analogies and word similarity of a vectors file")
+    evaluation.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
+    evaluation.add_argument("--method", choices=("3cosadd", "3cosmul", "both"), default="both")
+    evaluation.add_argument("--restrict-vocab", type=_positive_int, default=300_000,
+                            help="search answers among this many most frequent words (gensim's default)")
+    evaluation.add_argument("--analogies", default="google-analogies", metavar="FILE",
+                            help="analogy questions (': section' lines, then 'a b c d'); default: Google's set")
+    evaluation.add_argument("--similarity", nargs="+", default=["wordsim353", "simlex999"], metavar="FILE",
+                            help="word-pair files ('word1<TAB>word2<TAB>score'); default: wordsim353 simlex999")
+    evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
+    evaluation.set_defaults(handler=evaluate)
+
+    builder = commands.add_parser("build", help="run every notebook and write build/index.html")
+    builder.add_argument("--profile", choices=("full", "smoke"), default=None,
+                         help="default: $COURSE_PROFILE, else full")
+    builder.add_argument("--out", type=Path, default=None, help="default: build/")
+    builder.add_argument("--notebooks", type=Path, default=None, help="default: notebooks/")
+    builder.add_argument("--only", default=None, help="run only notebooks whose name contains this")
+    builder.set_defaults(handler=build)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

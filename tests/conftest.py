@@ -1,0 +1,25 @@
+import pytest
+
+from course.corpus import load_corpus
+
+
+@pytest.fixture(scope="session")
+def wiki():
+    return load_corpus("wiki-en", progress=False)
+
+
+@pytest.fixture(scope="session")
+def wiki_vectors(wiki):
+    """gensim's Word2Vec on wiki-en, small and quick: real vectors to evaluate."""
+    from gensim.models import Word2Vec
+
+    model = Word2Vec(list(wiki), vector_size=40, window=5, min_count=5, workers=2, epochs=3, seed=7)
+    return model.wv
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """A cache folder of the test's own, so tests never touch data/cache."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COURSE_CACHE", str(cache))
+    return cache

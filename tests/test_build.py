@@ -1,0 +1,40 @@
+"""The course builder on two tiny notebooks: one that works and one that fails."""
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from course.build import build_course
+
+
+def _notebook(path, cells):
+    notebook = new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+
+
+def test_build_runs_notebooks_and_writes_an_index(tmp_path):
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    parameters = new_code_cell("PROFILE = None")
+    parameters.metadata["tags"] = ["parameters"]
+    _notebook(source / "00_good.ipynb", [
+        new_markdown_cell("# 00 · A good notebook"),
+        parameters,
+        new_code_cell("import course\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+                      "%matplotlib inline\n"
+                      "PROFILE = course.resolve_profile(PROFILE)\n"
+                      "course.headline('Profile seen', PROFILE)\ncourse.headline('Answer', 42)"),
+        new_code_cell("plt.plot([1, 2, 3]); plt.show()"),
+    ])
+    _notebook(source / "01_bad.ipynb", [new_markdown_cell("# 01 · Broken"), new_code_cell("1 / 0")])
+    out = tmp_path / "build"
+    runs = build_course(profile="smoke", out=out, notebooks=source)
+    good, bad = runs
+    assert good.error is None and bad.error and "ZeroDivisionError" in bad.error
+    assert [(h["name"], h["text"]) for h in good.headlines] == [("Profile seen", "smoke"), ("Answer", "42")]
+    assert len(good.figures) == 1 and good.figures[0].read_bytes().startswith(b"\x89PNG")
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "00 · A good notebook" in index and "Answer" in index and "Failed" in index
+    assert "figures/00_good-01.png" in index and "notebooks/00_good.html" in index
+    assert (out / "notebooks" / "00_good.html").is_file()
+    assert not list(out.rglob("*.part"))

@@ -1,0 +1,111 @@
+"""Downloads against a real HTTP server on 127.0.0.1 serving files the tests make."""
+
+import hashlib
+import http.server
+import io
+import threading
+import zipfile
+from functools import partial
+
+import pytest
+
+from course import corpus as corpus_module
+from course.download import RemoteFile, fetch, sha256_of
+from course.errors import ChecksumError, DownloadError
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    requests: list[str] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        _QuietHandler.requests.append(self.path)
+        super().do_GET()
+
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    _QuietHandler.requests = []
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_fetch_verifies_and_caches(server, tmp_path):
+    root, url = server
+    payload = b"hello world\n" * 1000
+    (root / "file.bin").write_bytes(payload)
+    remote = RemoteFile(f"{url}/file.bin", "file.bin", size=len(payload), sha256=hashlib.sha256(payload).hexdigest())
+    path = fetch(remote, tmp_path / "cache", progress=False)
+    assert path.read_bytes() == payload and sha256_of(path) == remote.sha256
+    again = fetch(remote, tmp_path / "cache", progress=False)
+    assert again == path and _QuietHandler.requests == ["/file.bin"]  # the second call did not download
+
+
+def test_wrong_checksum_keeps_nothing(server, tmp_path):
+    root, url = server
+    (root / "file.bin").write_bytes(b"tampered")
+    remote = RemoteFile(f"{url}/file.bin", "file.bin", sha256="0" * 64)
+    with pytest.raises(ChecksumError, match="does not match"):
+        fetch(remote, tmp_path / "cache", progress=False)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_short_download_keeps_nothing(server, tmp_path):
+    root, url = server
+    (root / "file.bin").write_bytes(b"short")
+    with pytest.raises(ChecksumError, match="received 5 bytes, expected 100"):
+        fetch(RemoteFile(f"{url}/file.bin", "file.bin", size=100), tmp_path / "cache", progress=False)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_http_error_is_a_download_error(server, tmp_path):
+    _, url = server
+    with pytest.raises(DownloadError, match="could not download .*missing.zip"):
+        fetch(RemoteFile(f"{url}/missing.zip", "missing.zip"), tmp_path / "cache", progress=False)
+
+
+def test_text8_end_to_end_from_a_local_mirror(server, private_cache, monkeypatch):
+    root, url = server
+    words = " ".join(f"w{i % 37}" for i in range(2500)).encode()
+    archive = _zip({"text8": b" " + words})
+    (root / "text8.zip").write_bytes(archive)
+    mirror = corpus_module.RemoteFile(f"{url}/text8.zip", "text8.zip", size=len(archive),
+                                      members={"text8": hashlib.sha256(b" " + words).hexdigest()})
+    monkeypatch.setattr(corpus_module, "TEXT8", mirror)
+    corpus = corpus_module.load_corpus("text8", progress=False)
+    assert corpus.num_tokens == 2500 and corpus.num_sentences == 3  # cut every 1000 words
+    assert corpus.sentence_lengths().tolist() == [1000, 1000, 500]
+    corpus_module.load_corpus("text8", progress=False)
+    assert _QuietHandler.requests == ["/text8.zip"]
+
+
+def test_wikitext_member_checksum_is_enforced(server, private_cache, monkeypatch):
+    root, url = server
+    raw = b" = Title = \n\n The first sentence here . The second one @-@ here .\n"
+    archive = _zip({"wikitext-2-raw/wiki.train.raw": raw})
+    (root / "wt2.zip").write_bytes(archive)
+    good = corpus_module.RemoteFile(f"{url}/wt2.zip", "wt2.zip", sha256=hashlib.sha256(archive).hexdigest())
+    monkeypatch.setattr(corpus_module, "WIKITEXT_2", good)
+    corpus = corpus_module.load_corpus("wikitext-2", progress=False)
+    assert list(corpus) == [["the", "first", "sentence", "here"], ["the", "second", "one", "here"]]
+    bad = corpus_module.RemoteFile(f"{url}/wt2.zip", "wt2.zip",
+                                   members={"wikitext-2-raw/wiki.train.raw": "f" * 64})
+    monkeypatch.setattr(corpus_module, "WIKITEXT_2", bad)
+    with pytest.raises(ChecksumError, match="wrong SHA-256"):
+        corpus_module.load_corpus("wikitext-2", progress=False, cache=False)

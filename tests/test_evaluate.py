@@ -1,0 +1,133 @@
+import numpy as np
+import pytest
+from gensim.test.utils import datapath
+
+from course import evaluate
+from course.errors import EvaluationFileError, VectorsFileError, WordNotInVocabularyError
+from course.vectors import keyed_vectors, load_vectors, save_vectors
+
+
+@pytest.mark.parametrize("restrict_vocab", [300_000, 3_000])
+def test_3cosadd_equals_gensim_per_section(wiki_vectors, restrict_vocab):
+    score, gensim_sections = wiki_vectors.evaluate_word_analogies(datapath("questions-words.txt"),
+                                                                  restrict_vocab=restrict_vocab)
+    ours = evaluate.evaluate_analogies(wiki_vectors, restrict_vocab=restrict_vocab)
+    assert len(ours.sections) == len(gensim_sections) - 1
+    for theirs, mine in zip(gensim_sections[:-1], ours.sections, strict=True):
+        assert theirs["section"] == mine.name
+        assert len(theirs["correct"]) == mine.correct
+        assert len(theirs["correct"]) + len(theirs["incorrect"]) == mine.answered
+    assert ours.total.accuracy == score
+    assert ours.total.answered + ours.total.skipped == 19544
+    assert ours.semantic.answered + ours.syntactic.answered == ours.total.answered
+
+
+def test_3cosadd_equals_gensim_with_case_variants():
+    """Two spellings of a word: gensim ignores both as answers; so must we."""
+    rng = np.random.default_rng(0)
+    words = ["king", "man", "woman", "queen", "King", "Queen", "WOMAN", "prince", "girl", "boy"]
+    vectors = rng.normal(size=(len(words), 8)).astype(np.float32)
+    vectors[4] = vectors[0] * 1.01 + 0.01  # "King" is close to "king": a tempting non-answer
+    vectors[3] = vectors[0] - vectors[1] + vectors[2] + 0.3 * rng.normal(size=8)
+    kv = keyed_vectors(words, vectors)
+    path = datapath("questions-words.txt")
+    _, gensim_sections = kv.evaluate_word_analogies(path)
+    ours = evaluate.evaluate_analogies(kv, path)
+    assert [len(s["correct"]) for s in gensim_sections[:-1]] == [s.correct for s in ours.sections]
+    assert ours.total.correct >= 1
+
+
+def test_3cosmul_equals_gensims_most_similar_cosmul(wiki_vectors):
+    questions = [q for _, section in evaluate.read_analogies() for q in section]
+    ours = evaluate.evaluate_analogies(wiki_vectors, method="3cosmul")
+    checked = 0
+    for (a, b, c, _), guess in list(zip(questions, ours.predictions, strict=True))[::10]:
+        if guess is None:  # skipped: a word is unknown
+            continue
+        best = wiki_vectors.most_similar_cosmul(positive=[b.lower(), c.lower()], negative=[a.lower()], topn=1)
+        assert guess == best[0][0]
+        checked += 1
+    assert checked > 300
+
+
+def test_similarity_equals_gensim_exactly(wiki_vectors):
+    for name in ("wordsim353", "simlex999"):
+        pearson, spearman, oov = wiki_vectors.evaluate_word_pairs(str(evaluate.benchmark_path(name)))
+        ours = evaluate.evaluate_similarity(wiki_vectors, name)
+        assert ours.spearman == spearman.statistic
+        assert ours.pearson == pearson.statistic
+        assert ours.oov_ratio == oov
+
+
+def test_planted_vectors_score_perfectly(tmp_path):
+    """Vectors built so that every analogy and similarity holds: the scores must say so."""
+    rng = np.random.default_rng(1)
+    base = {w: rng.normal(size=16) for w in ["paris", "rome", "tokyo", "berlin"]}
+    offset = rng.normal(size=16)
+    words, vectors = [], []
+    for city, vector in base.items():
+        words += [city, city + "land"]
+        vectors += [vector, vector + offset]
+    kv = keyed_vectors(words, np.array(vectors))
+    analogies = tmp_path / "analogies.txt"
+    analogies.write_text(": capitals\nparis parisland rome romeland\ntokyo tokyoland berlin berlinland\n"
+                         ": gram-plural\nparis parisland unknown unknownland\n")
+    result = evaluate.evaluate_analogies(kv, analogies)
+    assert (result.total.correct, result.total.answered, result.total.skipped) == (2, 2, 1)
+    assert result.semantic.accuracy == 1.0 and result.syntactic.answered == 0
+    pairs = tmp_path / "pairs.tsv"
+    sims = [(a, b, float(kv.similarity(a, b))) for a in words for b in words if a < b]
+    pairs.write_text("# comment\n" + "".join(f"{a}\t{b}\t{10 * s:.6f}\n" for a, b, s in sims))
+    assert evaluate.evaluate_similarity(kv, pairs).spearman == pytest.approx(1.0)
+
+
+def test_malformed_evaluation_files(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(": section\na b c d\na b c\n")
+    with pytest.raises(EvaluationFileError, match=r"bad.txt:3: expected four words"):
+        evaluate.read_analogies(bad)
+    bad.write_text("a b c d\n")
+    with pytest.raises(EvaluationFileError, match=r"bad.txt:1: a question before"):
+        evaluate.read_analogies(bad)
+    bad.write_text("# header\ncat\tdog\tvery\n")
+    with pytest.raises(EvaluationFileError, match=r"bad.txt:2: expected 'word1<TAB>word2<TAB>score'"):
+        evaluate.read_word_pairs(bad)
+    with pytest.raises(EvaluationFileError, match="no such evaluation file"):
+        evaluate.read_word_pairs(tmp_path / "missing.tsv")
+
+
+def test_neighbours_and_similarity_matrix(wiki_vectors):
+    near = evaluate.neighbours(wiki_vectors, "france", topn=5)
+    assert len(near) == 5 and all(-1 <= s <= 1 for _, s in near) and "france" not in dict(near)
+    matrix = evaluate.similarity_matrix(wiki_vectors, ["france", "spain", "music"])
+    np.testing.assert_allclose(np.diag(matrix), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(matrix, matrix.T)
+    with pytest.raises(WordNotInVocabularyError, match="'qwertyuiop' is not in the vectors"):
+        evaluate.neighbours(wiki_vectors, "qwertyuiop")
+
+
+def test_vectors_files_text_binary_and_broken(tmp_path, wiki_vectors):
+    for binary in (False, True):
+        path = save_vectors(wiki_vectors, tmp_path / f"v{int(binary)}", binary=binary)
+        loaded = load_vectors(path)
+        assert loaded.index_to_key == wiki_vectors.index_to_key
+        np.testing.assert_allclose(loaded.vectors, wiki_vectors.vectors, rtol=1e-5, atol=1e-6)
+    text = (tmp_path / "v0").read_bytes()
+    (tmp_path / "cut").write_bytes(text[: len(text) // 2])
+    with pytest.raises(VectorsFileError, match="cut: truncated or malformed"):
+        load_vectors(tmp_path / "cut")
+    (tmp_path / "notes").write_text("hello there\n")
+    with pytest.raises(VectorsFileError, match="not a word2vec-format file"):
+        load_vectors(tmp_path / "notes")
+    with pytest.raises(VectorsFileError, match="no such vectors file"):
+        load_vectors(tmp_path / "nothing")
+
+
+def test_evaluate_all_and_report(wiki_vectors):
+    results = evaluate.evaluate_all(wiki_vectors)
+    assert set(results["analogies"]) == {"3cosadd", "3cosmul"}
+    assert set(results["similarity"]) == {"wordsim353", "simlex999"}
+    report = evaluate.format_report(results)
+    assert "semantic" in report and "wordsim353" in report
+    row = evaluate.summary_row(results)
+    assert row["WordSim-353"] == results["similarity"]["wordsim353"]["spearman"]

@@ -1,0 +1,45 @@
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from course import plots  # noqa: E402
+
+
+def test_chinese_labels_render_without_missing_glyphs(tmp_path):
+    assert plots.setup_cjk_font() is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
+        ax = plots.heatmap(np.eye(2), ["包袱", "银行"])
+        ax.figure.savefig(tmp_path / "heat.png")
+    plt.close("all")
+
+
+def test_missing_cjk_font_warns_clearly(monkeypatch):
+    from matplotlib import font_manager
+
+    monkeypatch.setitem(__import__("sys").modules, "mplfonts", None)
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", [])
+    with pytest.warns(plots.CJKFontWarning, match="No CJK font found"):
+        assert plots.setup_cjk_font.__wrapped__() is None
+
+
+def test_zipf_fit_recovers_the_exponent():
+    ranks = np.arange(1, 20_001)
+    counts = np.round(1e6 * ranks ** -1.1)
+    slope, _ = plots.zipf_fit(counts, 10, 1000)
+    assert slope == pytest.approx(-1.1, abs=0.01)
+
+
+def test_plot_helpers_draw(wiki_vectors):
+    plots.zipf_plot(np.array([100, 50, 33, 25, 20] * 10))
+    plots.training_curve(np.linspace(3, 1, 50), smooth=5)
+    words = wiki_vectors.index_to_key[:40]
+    ax = plots.tsne_plot(wiki_vectors, words, highlight=words[:3])
+    assert len(ax.texts) == 40
+    plt.close("all")
