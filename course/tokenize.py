@@ -46,15 +46,17 @@ def is_punctuation(token: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _jieba():
+    """The course's own jieba tokenizer (jieba's global one, used by other code, is left alone)."""
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    compounds = [word for word, freq in jieba.dt.FREQ.items()
+    tokenizer = jieba.Tokenizer()
+    tokenizer.initialize()
+    compounds = [word for word, freq in tokenizer.FREQ.items()
                  if freq and word not in KEEP_WHOLE and any(kept in word for kept in KEEP_WHOLE)]
     for word in compounds:
-        jieba.del_word(word)
-    return jieba
+        tokenizer.del_word(word)
+    return tokenizer
 
 
 def segment_chinese(text: str) -> list[str]:
