@@ -12,7 +12,8 @@ The public pieces, each in a module of its own:
 
 from .corpus import Corpus, from_sentences, list_corpora, load_corpus
 from .errors import CourseError
-from .report import headline
+from .paths import models_dir
+from .report import headline, markdown_table
 from .settings import by_profile, resolve_profile
 from .vocab import Vocabulary, VocabularyConfig
 
@@ -28,5 +29,7 @@ __all__ = [
     "headline",
     "list_corpora",
     "load_corpus",
+    "markdown_table",
+    "models_dir",
     "resolve_profile",
 ]

@@ -58,6 +58,8 @@ def ppmi(counts: sp.csr_matrix, context_smoothing: float = 0.75) -> sp.csr_matri
 
     PPMI(w, c) = max(0, log P(w, c) / (P(w) P_a(c))), with the context distribution raised to
     ``context_smoothing`` (Levy, Goldberg and Dagan, 2015: the same 3/4 power as word2vec's noise).
+    The smoothing lowers P_a(c) of frequent contexts less than of rare ones, so words such as "the"
+    keep a small positive PPMI in many rows; with ``context_smoothing=1.0`` they stay near 0.
     """
     counts = sp.csr_matrix(counts, dtype=np.float64)
     total = counts.sum()
@@ -101,3 +103,77 @@ def count_vectors(corpus, vocab, config: CountVectorsConfig = CountVectorsConfig
     reweighted = ppmi(counts[first:, first:], config.context_smoothing)
     vectors = svd_vectors(reweighted, config.dim, config.seed, config.eigenvalue_power)
     return keyed_vectors(vocab.words[first:], vectors)
+
+
+def context_table(matrix: sp.spmatrix | np.ndarray, words: list[str], rows: list[str],
+                  columns: list[str]) -> np.ndarray:
+    """``(len(rows), len(columns))`` float64: the cells of a word-by-context matrix for named words.
+
+    Args:
+        matrix: ``(V, V)`` counts, PPMI or any matrix whose rows and columns are both ``words``.
+        words: ``(V,)`` the word of each row (and column) of ``matrix``, in order, for example
+            ``vocab.words`` for a matrix made by :func:`cooccurrence_matrix` over the whole vocabulary.
+        rows, columns: the words to look up.
+
+    Raises:
+        WordNotInVocabularyError: a word in ``rows`` or ``columns`` is not in ``words``.
+    """
+    from .errors import WordNotInVocabularyError
+
+    index = {word: i for i, word in enumerate(words)}
+    missing = [word for word in (*rows, *columns) if word not in index]
+    if missing:
+        raise WordNotInVocabularyError(f"not among the matrix's {len(words):,} words: {', '.join(missing)}")
+    block = sp.csr_matrix(matrix)[[index[word] for word in rows]][:, [index[word] for word in columns]]
+    return block.toarray().astype(np.float64)
+
+
+def top_contexts(matrix: sp.spmatrix | np.ndarray, words: list[str], word: str,
+                 topn: int = 8) -> list[tuple[str, float]]:
+    """The ``topn`` contexts with the largest values in ``word``'s row, largest first, zeros left out.
+
+    Args:
+        matrix: ``(V, V)`` counts, PPMI or any matrix whose rows and columns are both ``words``.
+        words: ``(V,)`` the word of each row (and column) of ``matrix``, in order.
+
+    Returns:
+        up to ``topn`` pairs ``(context word, value)``.
+
+    Raises:
+        WordNotInVocabularyError: ``word`` is not in ``words``.
+    """
+    from .errors import WordNotInVocabularyError
+
+    try:
+        position = list(words).index(word)
+    except ValueError:
+        raise WordNotInVocabularyError(f"{word!r} is not among the matrix's {len(words):,} words") from None
+    row = sp.csr_matrix(matrix)[position]
+    order = np.argsort(-row.data, kind="stable")[:topn]
+    return [(words[int(row.indices[i])], float(row.data[i])) for i in order if row.data[i] != 0]
+
+
+def block_density(matrix: sp.spmatrix, block: int = 100) -> np.ndarray:
+    """The share of non-zero cells in each ``block`` x ``block`` tile of a sparse matrix, for a picture.
+
+    Args:
+        matrix: ``(R, C)`` sparse (or dense) matrix, for example co-occurrence counts with the words
+            in order of frequency.
+        block: the side of a tile in cells; the last row and column of tiles may be smaller, and
+            their share is taken over the cells they really have.
+
+    Returns:
+        ``(ceil(R / block), ceil(C / block))`` float64 shares between 0 and 1.
+    """
+    if block < 1:
+        raise SettingError(f"block must be at least 1, got {block}")
+    coo = sp.coo_matrix(matrix)
+    coo.sum_duplicates()
+    nonzero = coo.data != 0
+    rows, cols = coo.shape
+    tiles_r, tiles_c = -(-rows // block), -(-cols // block)
+    tile = (coo.row[nonzero] // block) * tiles_c + coo.col[nonzero] // block
+    found = np.bincount(tile, minlength=tiles_r * tiles_c).reshape(tiles_r, tiles_c)
+    height = np.minimum(block, rows - block * np.arange(tiles_r))
+    width = np.minimum(block, cols - block * np.arange(tiles_c))
+    return found / np.outer(height, width)

@@ -33,9 +33,13 @@ def build_dir() -> Path:
     return Path(os.environ.get("COURSE_BUILD") or project_root() / "build")
 
 
-def models_dir() -> Path:
-    """Where trained models and vectors are saved: ``build/models``."""
-    return build_dir() / "models"
+def models_dir(profile: str | None = None) -> Path:
+    """Where trained models and vectors are saved: ``build/models`` for the full profile and
+    ``build/models/smoke`` for the smoke one, so that a quick test run never replaces real models."""
+    from .settings import resolve_profile
+
+    base = build_dir() / "models"
+    return base / "smoke" if resolve_profile(profile) == "smoke" else base
 
 
 def data_dir() -> Path:

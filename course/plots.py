@@ -123,13 +123,16 @@ def heatmap(matrix: np.ndarray, labels: Sequence[str], col_labels: Sequence[str]
 
 def scatter_words(points: np.ndarray, words: Sequence[str], ax=None, highlight: Sequence[str] = (),
                   title: str | None = None, max_labels: int = 300):
-    """Words at 2-D positions ``(n, 2)``, labelled; words in ``highlight`` drawn in colour."""
+    """Words at 2-D positions ``(n, 2)``; the first ``max_labels`` and every word in ``highlight``
+    (drawn in colour) are labelled."""
     ax = _axes(ax, figsize=(9, 9))
     points = np.asarray(points)
     marked = np.isin(np.asarray(words, dtype=object), list(highlight))
     ax.scatter(points[~marked, 0], points[~marked, 1], s=6, color="0.6")
     ax.scatter(points[marked, 0], points[marked, 1], s=18, color="tab:red")
-    for i, word in enumerate(words[:max_labels]):
+    for i, word in enumerate(words):
+        if i >= max_labels and not marked[i]:
+            continue
         ax.annotate(word, points[i], fontsize=8 if marked[i] else 6, color="tab:red" if marked[i] else "0.2",
                     xytext=(2, 2), textcoords="offset points")
     ax.set_xticks([])
@@ -150,11 +153,11 @@ def tsne(vectors: np.ndarray, seed: int = 0, perplexity: float = 30.0) -> np.nda
 
 
 def tsne_plot(kv, words: Sequence[str], seed: int = 0, ax=None, highlight: Sequence[str] = (),
-              title: str | None = None):
+              title: str | None = None, max_labels: int = 300):
     """t-SNE map of the vectors of ``words`` (a gensim ``KeyedVectors``), labelled."""
     words = [word for word in words if word in kv.key_to_index]
     points = tsne(np.stack([kv.get_vector(word) for word in words]), seed=seed)
-    return scatter_words(points, words, ax=ax, highlight=highlight, title=title)
+    return scatter_words(points, words, ax=ax, highlight=highlight, title=title, max_labels=max_labels)
 
 
 def training_curve(values: Sequence[float], ax=None, xlabel: str = "step", ylabel: str = "loss",

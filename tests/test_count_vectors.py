@@ -53,3 +53,16 @@ def test_count_vectors_separate_two_planted_topics():
     within = np.mean([kv.similarity(a, b) for a in animals for b in animals if a != b])
     across = np.mean([kv.similarity(a, t) for a in animals for t in tools])
     assert within > across + 0.5
+
+
+def test_table_helpers_read_a_matrix_by_word():
+    from course.count_vectors import block_density, context_table, top_contexts
+    from course.errors import WordNotInVocabularyError
+
+    words = ["a", "b", "c"]
+    matrix = np.array([[0, 5, 1], [5, 0, 0], [1, 0, 2]], dtype=float)
+    np.testing.assert_array_equal(context_table(matrix, words, ["c", "a"], ["a", "b"]), [[1, 0], [0, 5]])
+    assert top_contexts(matrix, words, "a", topn=5) == [("b", 5.0), ("c", 1.0)]
+    with pytest.raises(WordNotInVocabularyError):
+        top_contexts(matrix, words, "z")
+    np.testing.assert_allclose(block_density(matrix, block=2), [[2 / 4, 1 / 2], [1 / 2, 1.0]])

@@ -43,3 +43,11 @@ def test_plot_helpers_draw(wiki_vectors):
     ax = plots.tsne_plot(wiki_vectors, words, highlight=words[:3])
     assert len(ax.texts) == 40
     plt.close("all")
+
+
+def test_highlighted_words_are_always_labelled():
+    points = np.random.default_rng(0).normal(size=(10, 2))
+    words = [f"w{i}" for i in range(10)]
+    ax = plots.scatter_words(points, words, highlight=["w9"], max_labels=3)
+    assert sorted(t.get_text() for t in ax.texts) == ["w0", "w1", "w2", "w9"]
+    plt.close("all")
