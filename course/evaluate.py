@@ -215,30 +215,36 @@ def _sum(name: str, sections: Sequence[AnalogySection]) -> AnalogySection:
 
 
 def _answer(space: _SearchSpace, abc: np.ndarray, method: str, batch_size: int | None) -> np.ndarray:
-    """``(n,)`` predicted word index for each ``(n, 3)`` row of question indices (a, b, c)."""
-    unit = space.unit
+    """``(n,)`` predicted word index for each ``(n, 3)`` row of question indices (a, b, c).
+
+    One matrix product per batch of questions, then the top five candidates per question
+    (torch's multi-threaded matmul and top-k, on the CPU).
+    """
+    import torch
+
+    unit = torch.from_numpy(space.unit)
+    group = torch.from_numpy(space.group)
     size = len(unit)
-    batch_size = batch_size or max(1, min(1024, (1 << 26) // max(1, size)))
+    batch_size = batch_size or max(1, min(2048, (1 << 26) // max(1, size)))
     top = min(5, size)
     predicted = np.empty(len(abc), dtype=np.int64)
-    for start in range(0, len(abc), batch_size):
-        batch = abc[start:start + batch_size]
-        a, b, c = unit[batch[:, 0]], unit[batch[:, 1]], unit[batch[:, 2]]
-        if method == "3cosadd":
-            target = (b + c - a) / np.float32(3.0)
-            target /= np.linalg.norm(target, axis=1, keepdims=True)
-            scores = target @ unit.T  # (batch, R)
-        else:
-            cos_a, cos_b, cos_c = ((1 + x @ unit.T) / 2 for x in (a, b, c))
-            scores = cos_b * cos_c / (cos_a + COSMUL_EPSILON)
-        rows = np.arange(len(batch))[:, None]
-        scores[rows, batch] = -np.inf  # never answer with a question word
-        best = np.argpartition(-scores, top - 1, axis=1)[:, :top]
-        best = np.take_along_axis(best, np.argsort(-scores[rows, best], axis=1, kind="stable"), axis=1)
-        # gensim takes the first of the top five that is no spelling variant of a, b or c.
-        variant = (space.group[best][:, :, None] == space.group[batch][:, None, :]).any(axis=2)
-        first_ok = np.where(variant.all(axis=1), top - 1, np.argmax(~variant, axis=1))
-        predicted[start:start + len(batch)] = best[np.arange(len(batch)), first_ok]
+    with torch.inference_mode():
+        for start in range(0, len(abc), batch_size):
+            batch = torch.from_numpy(abc[start:start + batch_size])
+            a, b, c = unit[batch[:, 0]], unit[batch[:, 1]], unit[batch[:, 2]]
+            if method == "3cosadd":
+                target = torch.nn.functional.normalize(b + c - a, dim=1)
+                scores = target @ unit.T  # (batch, R)
+            else:
+                cosines = (torch.cat([a, b, c]) @ unit.T).add_(1).mul_(0.5)  # (3 batch, R), in [0, 1]
+                cos_a, cos_b, cos_c = cosines.split(len(batch))
+                scores = cos_b.mul_(cos_c).div_(cos_a.add_(COSMUL_EPSILON))
+            scores.scatter_(1, batch, float("-inf"))  # never answer with a question word
+            best = scores.topk(top, dim=1).indices  # (batch, 5), best first
+            # gensim takes the first of the top five that is no spelling variant of a, b or c.
+            variant = (group[best].unsqueeze(2) == group[batch].unsqueeze(1)).any(dim=2)
+            first_ok = torch.where(variant.all(dim=1), top - 1, (~variant).int().argmax(dim=1))
+            predicted[start:start + len(batch)] = best[torch.arange(len(batch)), first_ok].numpy()
     return predicted
 
 
