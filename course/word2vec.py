@@ -1,0 +1,498 @@
+"""word2vec from scratch: skip-gram and CBOW, with negative sampling or hierarchical softmax.
+
+The model (Mikolov et al., 2013) has two tables of vectors: ``input_vectors`` (the word vectors we
+keep) and, for the output layer, ``output_vectors`` (negative sampling) or ``inner_node_vectors``
+(one per inner node of the Huffman tree, for hierarchical softmax).
+
+- Skip-gram: each word in a window predicts the centre word; CBOW: the mean of the window's input
+  vectors predicts the centre word.
+- Negative sampling: for an input vector h and the true word o, with k noise words n_i drawn from
+  P(w) ~ count(w)^0.75, the loss is  -log s(u_o . h) - sum_i log s(-u_{n_i} . h)  (s = sigmoid).
+- Hierarchical softmax: P(w | h) = prod_j s(sign_j * u_{node_j} . h) over the inner nodes on w's
+  Huffman path, sign_j = +1 for a 0 bit and -1 for a 1 bit; the loss is -log P(w | h).
+- The word2vec details: a dynamic window (each centre word draws its window size from 1..window),
+  frequent-word subsampling, and a learning rate falling linearly from ``lr`` to ``min_lr``.
+
+Training is vectorised: a chunk of the corpus becomes arrays of examples at once (numpy), and
+examples are trained in batches with hand-written gradients applied by ``index_add_``. On the CPU,
+``threads`` Python threads train different chunks at once on the shared tables ("Hogwild", as
+word2vec.c and gensim do); one thread and one seed give identical vectors every time.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SettingError
+from .paths import atomic_path
+from .vocab import Vocabulary, VocabularyConfig
+
+ARCHITECTURES = ("skipgram", "cbow")
+LOSSES = ("neg", "hs")
+CHUNK_WORDS = 20_000  # words per chunk of work: the unit of randomness, threading and lr updates
+NOISE_TABLE_SIZE = 10_000_000
+LOSS_EVERY = 8  # the loss shown and recorded is the mean over every 8th batch
+
+
+@dataclass(frozen=True)
+class Word2VecConfig:
+    """Hyperparameters; the defaults are gensim's."""
+
+    arch: str = "skipgram"
+    loss: str = "neg"
+    dim: int = 100
+    window: int = 5
+    negative: int = 5
+    ns_exponent: float = 0.75
+    min_count: int = 5
+    max_vocab: int | None = None
+    sample: float = 1e-3
+    epochs: int = 5
+    lr: float = 0.025
+    min_lr: float = 0.0001
+    seed: int = 1
+    threads: int = 2
+    device: str = "auto"
+    batch_size: int | None = None  # examples per update; None: 512 on the CPU, 16,384 on a GPU
+
+    def __post_init__(self):
+        checks = [
+            (self.arch in ARCHITECTURES, f"arch must be one of {', '.join(ARCHITECTURES)}, got {self.arch!r}"),
+            (self.loss in LOSSES, f"loss must be 'neg' (negative sampling) or 'hs' (hierarchical softmax), "
+                                  f"got {self.loss!r}"),
+            (self.dim >= 1, f"dim must be at least 1, got {self.dim}"),
+            (self.window >= 1, f"window must be at least 1, got {self.window}"),
+            (self.negative >= 1 or self.loss == "hs", f"negative must be at least 1, got {self.negative}"),
+            (self.negative >= 0, f"negative must not be negative, got {self.negative}"),
+            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
+            (self.sample >= 0, f"sample must be >= 0, got {self.sample}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (self.lr > 0 and 0 <= self.min_lr <= self.lr, f"need 0 <= min_lr <= lr and lr > 0, "
+                                                         f"got lr={self.lr}, min_lr={self.min_lr}"),
+            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
+            (self.batch_size is None or self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingError(message)
+
+
+# ----------------------------------------------------------------------------- the two output layers
+
+
+def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = True):
+    """Loss and gradients of negative sampling for a batch.
+
+    Args:
+        hidden: ``(B, d)`` input vectors h (a word's vector, or CBOW's mean).
+        output_rows: ``(B, 1 + k, d)`` output vectors: the true word first, then k noise words.
+        valid: optional ``(B, 1 + k)`` 0/1 weights (a noise draw equal to the true word gets 0).
+        need_loss: compute the loss (the trainer skips it on most batches to save time).
+
+    Returns:
+        ``loss`` ``(B,)`` (None without ``need_loss``); ``grad_hidden`` ``(B, d)``;
+        ``grad_output`` ``(B, 1 + k, d)``: the gradients of the loss (the update is minus the
+        learning rate times these).
+    """
+    import torch
+
+    scores = torch.bmm(output_rows, hidden.unsqueeze(2)).squeeze(2)  # (B, 1 + k): u . h
+    d_scores = torch.sigmoid(scores)  # d loss / d score = s(score) - label
+    d_scores[:, 0] -= 1
+    loss = None
+    if need_loss:
+        signed = scores.clone()
+        signed[:, 1:].neg_()
+        terms = -torch.nn.functional.logsigmoid(signed)
+        loss = (terms * valid if valid is not None else terms).sum(1)
+    if valid is not None:
+        d_scores.mul_(valid)
+    grad_hidden = torch.bmm(d_scores.unsqueeze(1), output_rows).squeeze(1)
+    grad_output = d_scores.unsqueeze(2) * hidden.unsqueeze(1)
+    return loss, grad_hidden, grad_output
+
+
+def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = True):
+    """Loss and gradients of hierarchical softmax for a batch.
+
+    Args:
+        hidden: ``(B, d)`` input vectors h.
+        node_rows: ``(B, L, d)`` vectors of the inner nodes on each target word's path (padded).
+        codes: ``(B, L)`` the path's bits (0 or 1); mask: ``(B, L)`` 1 on the path, 0 on padding.
+
+    Returns:
+        ``loss`` ``(B,)`` = -log P(word | h) (None without ``need_loss``); ``grad_hidden`` ``(B, d)``;
+        ``grad_nodes`` ``(B, L, d)``.
+    """
+    import torch
+
+    scores = torch.bmm(node_rows, hidden.unsqueeze(2)).squeeze(2)
+    signs = 1 - 2 * codes.to(scores.dtype)
+    loss = -(torch.nn.functional.logsigmoid(signs * scores) * mask).sum(1) if need_loss else None
+    d_scores = -signs * torch.sigmoid(-signs * scores) * mask
+    grad_hidden = torch.bmm(d_scores.unsqueeze(1), node_rows).squeeze(1)
+    grad_nodes = d_scores.unsqueeze(2) * hidden.unsqueeze(1)
+    return loss, grad_hidden, grad_nodes
+
+
+def hierarchical_softmax_probabilities(hidden, inner_node_vectors, tree) -> torch.Tensor:  # noqa: F821
+    """``(B, V)`` P(w | h) of every word under hierarchical softmax (zero for special tokens).
+
+    ``hidden`` is ``(B, d)``, ``inner_node_vectors`` ``(V - 1, d)``; ``tree`` a :class:`~course.vocab.HuffmanTree`.
+    For each h the probabilities of the coded words sum to 1. Costs O(V log V): for checks and figures.
+    """
+    import torch
+
+    points = torch.as_tensor(tree.points)
+    codes = torch.as_tensor(tree.codes).to(hidden.dtype)
+    mask = (torch.arange(points.shape[1]) < torch.as_tensor(tree.lengths)[:, None]).to(hidden.dtype)
+    scores = torch.einsum("vld,bd->bvl", inner_node_vectors[points], hidden)
+    log_p = (torch.nn.functional.logsigmoid((1 - 2 * codes) * scores) * mask).sum(2)
+    return torch.where(torch.as_tensor(tree.lengths) > 0, log_p.exp(), torch.zeros_like(log_p))
+
+
+# ------------------------------------------------------------------------------ examples from text
+
+
+def skipgram_pairs(ids: np.ndarray, sentence: np.ndarray, window: int, rng: np.random.Generator):
+    """Skip-gram training pairs with word2vec's dynamic window.
+
+    Each position p draws b_p uniformly from 1..window and pairs with every word at most b_p away
+    in the same sentence. Args: ``ids`` ``(n,)`` word ids (already subsampled), ``sentence``
+    ``(n,)`` the sentence of each. Returns ``(centres, contexts)``, each ``(pairs,)`` int64.
+    """
+    reach = rng.integers(1, window + 1, size=len(ids))
+    centres, contexts = [], []
+    for distance in range(1, window + 1):
+        left = np.arange(len(ids) - distance)
+        same = sentence[left] == sentence[left + distance]
+        right_of = left[same & (reach[left] >= distance)]  # p pairs with p + distance
+        left_of = left[same & (reach[left + distance] >= distance)] + distance  # p pairs with p - distance
+        centres += [ids[right_of], ids[left_of]]
+        contexts += [ids[right_of + distance], ids[left_of - distance]]
+    return np.concatenate(centres).astype(np.int64), np.concatenate(contexts).astype(np.int64)
+
+
+def cbow_windows(ids: np.ndarray, sentence: np.ndarray, window: int, rng: np.random.Generator):
+    """CBOW examples with word2vec's dynamic window.
+
+    Returns ``(centres (m,), contexts (m, 2 * window))`` int64, contexts padded with -1; centres
+    with no context word in their sentence are left out.
+    """
+    n = len(ids)
+    reach = rng.integers(1, window + 1, size=n)
+    offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)])
+    positions = np.arange(n)[:, None] + offsets[None, :]
+    inside = (positions >= 0) & (positions < n) & (np.abs(offsets)[None, :] <= reach[:, None])
+    clipped = positions.clip(0, max(n - 1, 0))
+    inside &= sentence[clipped] == sentence[:, None]
+    contexts = np.where(inside, ids[clipped], -1)
+    has_context = inside.any(axis=1)
+    return ids[has_context].astype(np.int64), contexts[has_context].astype(np.int64)
+
+
+# ------------------------------------------------------------------------------------------ model
+
+
+@dataclass
+class TrainingState:
+    """Where training stands: finished epochs and the loss history (words seen, mean loss per chunk)."""
+
+    epochs_done: int = 0
+    words_done: int = 0
+    history: list[tuple[int, float]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class Word2Vec:
+    """A word2vec model over a :class:`~course.vocab.Vocabulary` (built without special tokens).
+
+    Attributes:
+        input_vectors: ``(V, d)`` float32, the word vectors.
+        output_vectors: ``(V, d)`` float32, negative sampling's output layer (``loss="neg"``).
+        inner_node_vectors: ``(V - 1, d)`` float32, hierarchical softmax's output layer (``loss="hs"``).
+    """
+
+    def __init__(self, vocab: Vocabulary, config: Word2VecConfig):
+        import torch
+
+        from .devices import resolve_device
+
+        self.vocab, self.config = vocab, config
+        self.device = resolve_device(config.device)
+        rng = np.random.default_rng(config.seed)
+        size = (len(vocab), config.dim)
+        initial = (rng.random(size, dtype=np.float32) - 0.5) / config.dim  # word2vec.c's initialisation
+        self.input_vectors = torch.from_numpy(initial).to(self.device)
+        rows = len(vocab) if config.loss == "neg" else max(1, len(vocab) - 1)
+        output = torch.zeros(rows, config.dim, device=self.device)
+        self.output_vectors = output if config.loss == "neg" else None
+        self.inner_node_vectors = output if config.loss == "hs" else None
+        self.state = TrainingState()
+        self._lock = threading.Lock()
+
+    # -------------------------------------------------------------------------------- results
+
+    def keyed_vectors(self):
+        """The word vectors as a gensim ``KeyedVectors``, most frequent word first."""
+        from .vectors import keyed_vectors
+
+        return keyed_vectors(self.vocab.words, self.input_vectors.float().cpu().numpy())
+
+    def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
+        """Write the word vectors in word2vec format (text, or binary), atomically."""
+        from .vectors import save_vectors
+
+        return save_vectors(self.keyed_vectors(), path, binary=binary)
+
+    # ---------------------------------------------------------------------------- checkpoints
+
+    def save_checkpoint(self, path: str | os.PathLike) -> Path:
+        """Save everything needed to resume training (atomically)."""
+        import torch
+
+        payload = {
+            "format": "course.word2vec/1",
+            "config": asdict(self.config),
+            "words": self.vocab.words,
+            "counts": self.vocab.counts.tolist(),
+            "input_vectors": self.input_vectors.cpu(),
+            "output": (self.output_vectors if self.output_vectors is not None else self.inner_node_vectors).cpu(),
+            "state": asdict(self.state),
+        }
+        with atomic_path(path) as temporary:
+            torch.save(payload, temporary)
+        return Path(path)
+
+    @classmethod
+    def load_checkpoint(cls, path: str | os.PathLike, device: str | None = None) -> Word2Vec:
+        """Load a model saved by :meth:`save_checkpoint` (on ``device``, default: the saved one)."""
+        import torch
+
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=False)
+            if not isinstance(payload, dict) or payload.get("format") != "course.word2vec/1":
+                raise ValueError("not a word2vec checkpoint of this course")
+            config = Word2VecConfig(**{**payload["config"], **({"device": device} if device else {})})
+            vocab = Vocabulary(payload["words"], payload["counts"], specials=())
+            model = cls(vocab, config)
+            model.input_vectors.copy_(payload["input_vectors"])
+            (model.output_vectors if config.loss == "neg" else model.inner_node_vectors).copy_(payload["output"])
+            state = payload["state"]
+            model.state = TrainingState(state["epochs_done"], state["words_done"],
+                                        [tuple(item) for item in state["history"]], state["seconds"])
+            return model
+        except FileNotFoundError:
+            raise SettingError(f"{path}: no such checkpoint") from None
+        except (RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
+            raise SettingError(f"{path}: not a readable word2vec checkpoint ({exc})") from None
+
+    # ------------------------------------------------------------------------------- training
+
+    def train(self, corpus, progress: bool = True, checkpoint: str | os.PathLike | None = None,
+              callback=None, callback_seconds: float = 1.0) -> Word2Vec:
+        """Train on ``corpus`` until ``config.epochs`` epochs are done (continuing a resumed model).
+
+        A checkpoint is written after every epoch when ``checkpoint`` is given. ``callback(model)``,
+        if given, is called from the calling thread about every ``callback_seconds`` while training
+        runs (for a live loss curve: ``model.state.history``) and once at the end.
+
+        Raises:
+            SettingError: the corpus gives no training example (no two vocabulary words share a sentence).
+        """
+        import torch
+        from tqdm.auto import tqdm
+
+        config = self.config
+        ids, offsets = self.vocab.encode_corpus(corpus, unknown="drop")
+        sentence = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        if not np.any(np.diff(offsets) >= 2):
+            raise SettingError(f"corpus {corpus.name!r} is too small to train on: no sentence has two words "
+                               f"in the vocabulary (min_count={config.min_count})")
+        chunks = _chunks(offsets, CHUNK_WORDS)
+        total_words = config.epochs * len(ids)
+        keep = self.vocab.keep_probabilities(config.sample)
+        noise = self._noise_table() if config.loss == "neg" else None
+        on_cpu = self.device.type == "cpu"
+        threads = config.threads if on_cpu else 1
+        batch_size = config.batch_size or (512 if on_cpu else 16_384)
+        torch_threads = torch.get_num_threads()
+        if on_cpu:
+            torch.set_num_threads(1)  # parallelism comes from the Hogwild threads; one thread is deterministic
+        bar = tqdm(total=total_words, initial=self.state.words_done, unit="word", unit_scale=True,
+                   desc=f"{config.arch}/{config.loss}", disable=not progress)
+        self._failure = None
+        try:
+            for epoch in range(self.state.epochs_done, config.epochs):
+                start = time.perf_counter()
+                work = iter(range(len(chunks)))
+
+                def worker(epoch=epoch, work=work):
+                    try:
+                        work_through(epoch, work)
+                    except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                        self._failure = exc
+
+                def work_through(epoch, work):
+                    while True:
+                        with self._lock:
+                            index = next(work, None)
+                        if index is None:
+                            return
+                        begin, end = chunks[index]
+                        rng = np.random.default_rng([config.seed, epoch, index])
+                        losses = self._train_chunk(ids[begin:end], sentence[begin:end], keep, noise, rng,
+                                                   batch_size, total_words)
+                        with self._lock:
+                            self.state.words_done += end - begin
+                            if losses:
+                                self.state.history.append((self.state.words_done, float(np.mean(losses))))
+                                bar.set_postfix(loss=f"{self.state.history[-1][1]:.3f}", refresh=False)
+                            bar.update(end - begin)
+
+                pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
+                for thread in pool:
+                    thread.start()
+                for thread in pool:
+                    while thread.is_alive():
+                        thread.join(timeout=callback_seconds)
+                        if callback is not None:
+                            callback(self)
+                if self._failure is not None:
+                    raise self._failure
+                self.state.epochs_done = epoch + 1
+                self.state.seconds += time.perf_counter() - start
+                if checkpoint is not None:
+                    self.save_checkpoint(checkpoint)
+            if callback is not None:
+                callback(self)
+        finally:
+            bar.close()
+            if on_cpu:
+                torch.set_num_threads(torch_threads)
+        return self
+
+    def _noise_table(self):
+        """word2vec.c's unigram table: each word fills a share P(w) ~ count^0.75 of the slots."""
+        import torch
+
+        probabilities = self.vocab.noise_distribution(self.config.ns_exponent)
+        slots = np.floor(np.cumsum(probabilities) * NOISE_TABLE_SIZE).astype(np.int64)
+        table = np.repeat(np.arange(len(probabilities)), np.diff(np.concatenate([[0], slots])))
+        return torch.from_numpy(table).to(self.device)
+
+    def _learning_rate(self, total_words: int) -> float:
+        config = self.config
+        progress = min(1.0, self.state.words_done / max(1, total_words))
+        return max(config.min_lr, config.lr - (config.lr - config.min_lr) * progress)
+
+    def _train_chunk(self, ids, sentence, keep, noise, rng, batch_size, total_words) -> list[float]:
+        """Subsample one chunk, turn it into examples, and train them batch by batch."""
+        import torch
+
+        kept = rng.random(len(ids)) < keep[ids]
+        ids, sentence = ids[kept], sentence[kept]
+        if self.config.arch == "skipgram":
+            inputs, targets = skipgram_pairs(ids, sentence, self.config.window, rng)
+        else:
+            targets, inputs = cbow_windows(ids, sentence, self.config.window, rng)
+        if len(targets) == 0:
+            return []
+        order = rng.permutation(len(targets))
+        inputs = torch.from_numpy(inputs[order]).to(self.device)
+        targets = torch.from_numpy(targets[order]).to(self.device)
+        negatives = None
+        if noise is not None:
+            draws = rng.integers(0, len(noise), size=(len(targets), self.config.negative))
+            negatives = noise[torch.from_numpy(draws).to(self.device)]
+        losses = []
+        with torch.no_grad():
+            for number, start in enumerate(range(0, len(targets), batch_size)):
+                stop = start + batch_size
+                lr = self._learning_rate(total_words)
+                batch_negatives = None if negatives is None else negatives[start:stop]
+                loss = self._step(inputs[start:stop], targets[start:stop], batch_negatives, lr,
+                                  need_loss=number % LOSS_EVERY == 0)
+                if loss is not None:
+                    losses.append(loss)
+        return losses
+
+    def _step(self, inputs, targets, negatives, lr: float, need_loss: bool) -> float | None:
+        """One SGD step on a batch: inputs ``(B,)`` (skip-gram) or ``(B, 2w)`` (CBOW, -1 padded),
+        targets ``(B,)``, negatives ``(B, k)``. Returns the batch's mean loss if ``need_loss``."""
+        import torch
+
+        if inputs.dim() == 1:
+            hidden = self.input_vectors[inputs]
+        else:
+            present = inputs >= 0
+            count = present.sum(1, keepdim=True).to(self.input_vectors.dtype)
+            context_rows = self.input_vectors[inputs.clamp(min=0)] * present.unsqueeze(2)
+            hidden = context_rows.sum(1) / count
+        if self.config.loss == "neg":
+            rows = torch.cat([targets.unsqueeze(1), negatives], dim=1)
+            valid = torch.cat([torch.ones_like(targets.unsqueeze(1)), (negatives != targets.unsqueeze(1)).long()],
+                              dim=1).to(hidden.dtype)
+            loss, grad_hidden, grad_output = negative_sampling_loss(hidden, self.output_vectors[rows], valid,
+                                                                    need_loss)
+            self.output_vectors.index_add_(0, rows.reshape(-1), grad_output.reshape(-1, hidden.shape[1]), alpha=-lr)
+        else:
+            tree = self._tree()
+            points, codes, mask = tree[0][targets], tree[1][targets], tree[2][targets]
+            loss, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, self.inner_node_vectors[points],
+                                                                      codes, mask, need_loss)
+            self.inner_node_vectors.index_add_(0, points.reshape(-1), grad_nodes.reshape(-1, hidden.shape[1]),
+                                               alpha=-lr)
+        if inputs.dim() == 1:
+            self.input_vectors.index_add_(0, inputs, grad_hidden, alpha=-lr)
+        else:
+            # As word2vec.c and gensim do, every context word takes the whole error of the mean
+            # (the exact gradient would divide it by the number of context words).
+            share = grad_hidden.unsqueeze(1).expand(-1, inputs.shape[1], -1)[present]
+            self.input_vectors.index_add_(0, inputs[present], share, alpha=-lr)
+        return float(loss.mean()) if need_loss else None
+
+    def _tree(self):
+        """Huffman paths as tensors on the device: points ``(V, L)``, codes ``(V, L)``, mask ``(V, L)``."""
+        import torch
+
+        if not hasattr(self, "_tree_tensors"):
+            tree = self.vocab.huffman()
+            lengths = torch.as_tensor(tree.lengths)
+            mask = (torch.arange(tree.points.shape[1]) < lengths[:, None]).float()
+            self._tree_tensors = tuple(t.to(self.device) for t in (torch.as_tensor(tree.points),
+                                                                   torch.as_tensor(tree.codes).long(), mask))
+        return self._tree_tensors
+
+
+def _chunks(offsets: np.ndarray, words: int) -> list[tuple[int, int]]:
+    """Split the corpus at sentence boundaries into spans of about ``words`` tokens."""
+    cuts = np.searchsorted(offsets, np.arange(0, offsets[-1], words), side="left")
+    bounds = np.unique(np.concatenate([offsets[cuts], [offsets[-1]]]))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def train_word2vec(corpus, config: Word2VecConfig = Word2VecConfig(), progress: bool = True,
+                   checkpoint: str | os.PathLike | None = None, resume: bool = False, callback=None) -> Word2Vec:
+    """Build the vocabulary of ``corpus`` and train word2vec on it.
+
+    With ``resume=True`` and an existing ``checkpoint``, training continues from the last finished
+    epoch (the settings must be the same); a checkpoint is written after every epoch.
+    """
+    if resume and checkpoint is not None and Path(checkpoint).is_file():
+        model = Word2Vec.load_checkpoint(checkpoint, device=config.device)
+        if asdict(model.config) != asdict(config):
+            changed = [key for key, value in asdict(config).items() if asdict(model.config)[key] != value]
+            raise SettingError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
+                               "use the same settings to resume, or another checkpoint file")
+    else:
+        vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
+                                                                max_size=config.max_vocab, specials=()))
+        model = Word2Vec(vocab, config)
+    return model.train(corpus, progress=progress, checkpoint=checkpoint, callback=callback)
