@@ -4,6 +4,7 @@
     python -m course corpus info wiki-en peoples-daily-zh [--json [FILE]]
     python -m course corpus export wiki-en --out wiki-en.txt
     python -m course evaluate vectors.txt [--json [FILE]]
+    python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
     python -m course build [--profile full|smoke]
 
 Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
@@ -117,6 +118,30 @@ def evaluate(args) -> int:
     return 0
 
 
+def train_word2vec_command(args) -> int:
+    from .corpus import load_corpus
+    from .errors import SettingError
+    from .word2vec import Word2VecConfig, train_word2vec
+
+    defaults = Word2VecConfig()
+    config = Word2VecConfig(arch=args.arch, loss=args.loss, dim=args.dim, window=args.window,
+                            negative=args.negative if args.loss == "neg" else 0,
+                            min_count=args.min_count, sample=args.sample, epochs=args.epochs,
+                            lr=args.lr if args.lr is not None else defaults.lr, seed=args.seed,
+                            threads=args.threads, device=args.device)
+    out = Path(args.out)
+    if out.is_dir():
+        raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
+    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    model = train_word2vec(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
+    model.save_vectors(out, binary=args.binary)
+    words = config.epochs * corpus.num_tokens
+    print(f"wrote {len(model.vocab):,} vectors of {config.dim} dimensions to {out} "
+          f"({model.state.seconds:.1f} s of training, {words / max(model.state.seconds, 1e-9):,.0f} words/s)",
+          file=sys.stderr)
+    return 0
+
+
 def build(args) -> int:
     from .build import build_course
 
@@ -175,6 +200,29 @@ def make_parser() -> argparse.ArgumentParser:
                             help="word-pair files ('word1<TAB>word2<TAB>score'); default: wordsim353 simlex999")
     evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
     evaluation.set_defaults(handler=evaluate)
+
+    train = commands.add_parser("train", help="train a model")
+    models = train.add_subparsers(dest="model", required=True, metavar="MODEL")
+    w2v = models.add_parser("word2vec", help="skip-gram or CBOW, negative sampling or hierarchical softmax")
+    w2v.add_argument("--corpus", required=True, metavar="NAME|PATH")
+    w2v.add_argument("--arch", choices=("skipgram", "cbow"), default="skipgram")
+    w2v.add_argument("--loss", choices=("neg", "hs"), default="neg", help="negative sampling or hierarchical softmax")
+    w2v.add_argument("--dim", type=int, default=100)
+    w2v.add_argument("--window", type=int, default=5)
+    w2v.add_argument("--negative", type=int, default=5, help="noise words per example (with --loss neg)")
+    w2v.add_argument("--min-count", type=int, default=5)
+    w2v.add_argument("--sample", type=float, default=1e-3, help="subsampling threshold (0: none)")
+    w2v.add_argument("--epochs", type=int, default=5)
+    w2v.add_argument("--lr", type=float, default=None, help="start learning rate (default 0.025)")
+    w2v.add_argument("--seed", type=int, default=1)
+    w2v.add_argument("--threads", type=int, default=2)
+    w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    w2v.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
+    w2v.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
+    w2v.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
+    w2v.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    w2v.add_argument("--quiet", action="store_true", help="no progress bar")
+    w2v.set_defaults(handler=train_word2vec_command)
 
     builder = commands.add_parser("build", help="run every notebook and write build/index.html")
     builder.add_argument("--profile", choices=("full", "smoke"), default=None,

@@ -22,6 +22,7 @@ word2vec.c and gensim do); one thread and one seed give identical vectors every 
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -290,7 +291,7 @@ class Word2Vec:
             return model
         except FileNotFoundError:
             raise SettingError(f"{path}: no such checkpoint") from None
-        except (RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
+        except (RuntimeError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError) as exc:
             raise SettingError(f"{path}: not a readable word2vec checkpoint ({exc})") from None
 
     # ------------------------------------------------------------------------------- training

@@ -76,3 +76,27 @@ def test_bad_input_gives_one_line_and_status_2(tmp_path):
                           "pairs.tsv:1: expected")
     assert run("corpus", "info", "wiki-en", "--min-count", "0").returncode == 2  # argparse's own check
     assert list((tmp_path / "cache").rglob("*.npz")) == []
+
+
+def test_train_word2vec_writes_vectors_and_refuses_nonsense(tmp_path):
+    from gensim.models import KeyedVectors
+
+    text = tmp_path / "text.txt"
+    text.write_text("The cat sat on the mat. The dog sat on the log. " * 40 + "\n", encoding="utf-8")
+    env = {"COURSE_CACHE": str(tmp_path / "cache")}
+    out = tmp_path / "vectors.bin"
+    result = run("train", "word2vec", "--corpus", text, "--arch", "cbow", "--loss", "hs", "--dim", "8",
+                 "--epochs", "2", "--min-count", "1", "--binary", "--out", out, "--quiet", env=env)
+    assert result.returncode == 0, result.stderr
+    assert KeyedVectors.load_word2vec_format(str(out), binary=True).vector_size == 8
+    for settings, fragment in [(["--dim", "0"], "dim must be at least 1"), (["--window", "0"], "window"),
+                               (["--epochs", "0"], "epochs"), (["--negative", "-2"], "negative"),
+                               (["--device", "cuda:7"], "CUDA")]:
+        bad = tmp_path / "bad.txt"
+        result = run("train", "word2vec", "--corpus", text, "--min-count", "1", "--out", bad, "--quiet", *settings,
+                     env=env)
+        if fragment == "CUDA" and result.returncode == 0:
+            continue  # a machine with that many GPUs
+        assert_one_line_error(result, fragment)
+        assert not bad.exists()
+    assert run("train", "word2vec", "--corpus", text, "--arch", "glove", "--out", tmp_path / "x").returncode == 2

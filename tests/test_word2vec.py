@@ -1,0 +1,189 @@
+import numpy as np
+import pytest
+import torch
+
+from course.corpus import from_sentences
+from course.errors import SettingError
+from course.vocab import Vocabulary, VocabularyConfig
+from course.word2vec import (
+    Word2VecConfig,
+    cbow_windows,
+    hierarchical_softmax_loss,
+    hierarchical_softmax_probabilities,
+    negative_sampling_loss,
+    skipgram_pairs,
+    train_word2vec,
+)
+
+
+def _finite_difference(function, tensor, eps=1e-6):
+    grad = torch.zeros_like(tensor)
+    flat, out = tensor.view(-1), grad.view(-1)
+    for i in range(flat.numel()):
+        keep = flat[i].item()
+        flat[i] = keep + eps
+        plus = function()
+        flat[i] = keep - eps
+        minus = function()
+        flat[i] = keep
+        out[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def test_negative_sampling_gradients_match_finite_differences():
+    generator = torch.Generator().manual_seed(0)
+    hidden = torch.randn(3, 4, dtype=torch.float64, generator=generator)
+    rows = torch.randn(3, 4, 4, dtype=torch.float64, generator=generator)  # true word + 3 noise words
+    valid = torch.tensor([[1, 1, 1, 1], [1, 0, 1, 1], [1, 1, 1, 0]], dtype=torch.float64)
+    loss, grad_hidden, grad_rows = negative_sampling_loss(hidden, rows, valid)
+
+    def total():
+        return negative_sampling_loss(hidden, rows, valid)[0].sum().item()
+
+    expected = -torch.nn.functional.logsigmoid(torch.einsum("bkd,bd->bk", rows, hidden) *
+                                              torch.tensor([1.0, -1, -1, -1], dtype=torch.float64))
+    torch.testing.assert_close(loss, (expected * valid).sum(1))
+    torch.testing.assert_close(grad_hidden, _finite_difference(total, hidden), atol=1e-7, rtol=1e-6)
+    torch.testing.assert_close(grad_rows, _finite_difference(total, rows), atol=1e-7, rtol=1e-6)
+    assert torch.all(grad_rows[1, 1] == 0)  # a noise draw equal to the true word teaches nothing
+
+
+def test_hierarchical_softmax_gradients_match_finite_differences():
+    generator = torch.Generator().manual_seed(1)
+    hidden = torch.randn(2, 5, dtype=torch.float64, generator=generator)
+    nodes = torch.randn(2, 3, 5, dtype=torch.float64, generator=generator)
+    codes = torch.tensor([[0, 1, 1], [1, 0, 0]])
+    mask = torch.tensor([[1, 1, 1], [1, 1, 0]], dtype=torch.float64)  # the second path is shorter
+    _, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, nodes, codes, mask)
+
+    def total():
+        return hierarchical_softmax_loss(hidden, nodes, codes, mask)[0].sum().item()
+
+    torch.testing.assert_close(grad_hidden, _finite_difference(total, hidden), atol=1e-7, rtol=1e-6)
+    torch.testing.assert_close(grad_nodes, _finite_difference(total, nodes), atol=1e-7, rtol=1e-6)
+    assert torch.all(grad_nodes[1, 2] == 0)
+
+
+def test_hierarchical_softmax_probabilities_sum_to_one():
+    rng = np.random.default_rng(2)
+    counts = {f"w{i}": int(c) for i, c in enumerate(sorted(rng.zipf(1.5, 50).clip(1, 10_000), reverse=True))}
+    vocab = Vocabulary.from_counts(counts, VocabularyConfig(min_count=1))
+    tree = vocab.huffman()
+    nodes = torch.randn(tree.num_inner_nodes, 8, dtype=torch.float64)
+    probabilities = hierarchical_softmax_probabilities(torch.randn(4, 8, dtype=torch.float64), nodes, tree)
+    torch.testing.assert_close(probabilities.sum(1), torch.ones(4, dtype=torch.float64))
+    assert torch.all(probabilities[:, : vocab.num_specials] == 0)
+    # and the loss is -log of that probability
+    word = vocab.num_specials + 7
+    length = int(tree.lengths[word])
+    hidden = torch.randn(1, 8, dtype=torch.float64)
+    loss, _, _ = hierarchical_softmax_loss(hidden, nodes[torch.as_tensor(tree.points[word, :length])][None],
+                                           torch.as_tensor(tree.codes[word, :length])[None],
+                                           torch.ones(1, length, dtype=torch.float64))
+    p = hierarchical_softmax_probabilities(hidden, nodes, tree)[0, word]
+    torch.testing.assert_close(loss[0], -torch.log(p))
+
+
+def test_skipgram_pairs_and_cbow_windows_match_plain_loops():
+    ids = np.array([5, 6, 7, 8, 9, 10, 11, 12])
+    sentence = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    pairs = skipgram_pairs(ids, sentence, 3, np.random.default_rng(4))
+    reach = np.random.default_rng(4).integers(1, 4, size=len(ids))
+    expected = {(ids[p], ids[q]) for p in range(len(ids)) for q in range(len(ids))
+                if p != q and sentence[p] == sentence[q] and abs(p - q) <= reach[p]}
+    assert sorted(zip(*map(list, pairs), strict=True)) == sorted(expected)
+    centres, contexts = cbow_windows(ids, sentence, 3, np.random.default_rng(4))
+    for centre, row in zip(centres, contexts, strict=True):
+        p = int(np.flatnonzero(ids == centre)[0])
+        window = {ids[q] for q in range(len(ids)) if q != p and sentence[q] == sentence[p] and abs(p - q) <= reach[p]}
+        assert set(row[row >= 0]) == window
+
+
+def _topics(seed=0, sentences=300):
+    rng = np.random.default_rng(seed)
+    animals, tools = [f"animal{i}" for i in range(10)], [f"tool{i}" for i in range(10)]
+    text = [list(rng.choice(topic, size=10)) for _ in range(sentences) for topic in (animals, tools)]
+    return from_sentences(text, name="topics"), animals, tools
+
+
+@pytest.mark.parametrize("arch,loss", [("skipgram", "neg"), ("cbow", "neg"), ("skipgram", "hs"), ("cbow", "hs")])
+def test_planted_topics_are_learned_and_loss_falls(arch, loss, monkeypatch):
+    import course.word2vec
+
+    monkeypatch.setattr(course.word2vec, "CHUNK_WORDS", 500)  # many loss readings per epoch
+    corpus, animals, tools = _topics()
+    config = Word2VecConfig(arch=arch, loss=loss, dim=16, window=3, min_count=1, sample=0, epochs=8, lr=0.05,
+                            threads=2, device="cpu", batch_size=64)
+    model = train_word2vec(corpus, config, progress=False)
+    kv = model.keyed_vectors()
+    within = np.mean([kv.similarity(a, b) for a in animals for b in animals if a != b])
+    across = np.mean([kv.similarity(a, t) for a in animals for t in tools])
+    assert within > across + 0.3, (within, across)
+    losses = [loss for _, loss in model.state.history]
+    assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.2
+
+
+def test_one_thread_and_one_seed_give_identical_vectors(wiki):
+    corpus = wiki.head(1500)
+    config = Word2VecConfig(dim=20, epochs=2, threads=1, device="cpu", min_count=2)
+    first = train_word2vec(corpus, config, progress=False).input_vectors.clone()
+    second = train_word2vec(corpus, config, progress=False).input_vectors
+    assert torch.equal(first, second)
+    other = train_word2vec(corpus, Word2VecConfig(dim=20, epochs=2, threads=1, device="cpu", min_count=2, seed=2),
+                           progress=False).input_vectors
+    assert not torch.equal(first, other)
+
+
+def test_resume_continues_to_the_same_vectors(tmp_path, wiki):
+    corpus = wiki.head(1500)
+    config = Word2VecConfig(arch="cbow", loss="hs", dim=20, epochs=3, threads=1, device="cpu", min_count=2)
+    uninterrupted = train_word2vec(corpus, config, progress=False)
+    checkpoint = tmp_path / "w2v.ckpt"
+
+    def interrupt(model):
+        if model.state.epochs_done == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_word2vec(corpus, config, progress=False, checkpoint=checkpoint, callback=interrupt)
+    resumed = train_word2vec(corpus, config, progress=False, checkpoint=checkpoint, resume=True)
+    assert resumed.state.epochs_done == 3
+    assert torch.equal(resumed.input_vectors, uninterrupted.input_vectors)
+    assert torch.equal(resumed.inner_node_vectors, uninterrupted.inner_node_vectors)
+    with pytest.raises(SettingError, match="other settings .*dim"):
+        train_word2vec(corpus, Word2VecConfig(arch="cbow", loss="hs", dim=10, epochs=3, threads=1, device="cpu",
+                                              min_count=2), progress=False, checkpoint=checkpoint, resume=True)
+    (tmp_path / "junk.ckpt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SettingError, match="junk.ckpt: not a readable word2vec checkpoint"):
+        train_word2vec(corpus, config, progress=False, checkpoint=tmp_path / "junk.ckpt", resume=True)
+
+
+def test_vectors_files_load_in_gensim(tmp_path, wiki):
+    from gensim.models import KeyedVectors
+
+    model = train_word2vec(wiki.head(800), Word2VecConfig(dim=12, epochs=1, min_count=2), progress=False)
+    for binary in (False, True):
+        path = model.save_vectors(tmp_path / f"v{int(binary)}", binary=binary)
+        loaded = KeyedVectors.load_word2vec_format(str(path), binary=binary)
+        assert loaded.index_to_key == model.vocab.words
+        np.testing.assert_allclose(loaded.vectors, model.input_vectors.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"dim": 0}, "dim must be at least 1"), ({"window": 0}, "window must be at least 1"),
+    ({"negative": -1}, "negative must"), ({"epochs": 0}, "epochs must be at least 1"),
+    ({"arch": "glove"}, "arch must be one of"), ({"loss": "softmax"}, "loss must be"),
+    ({"lr": 0}, "lr > 0"),
+])
+def test_nonsense_settings_are_refused(settings, message):
+    with pytest.raises(SettingError, match=message):
+        Word2VecConfig(**settings)
+
+
+def test_corpus_too_small_and_missing_cuda():
+    lonely = from_sentences([["one"], ["two"], ["one"]], name="lonely")
+    with pytest.raises(SettingError, match="too small to train on"):
+        train_word2vec(lonely, Word2VecConfig(min_count=1), progress=False)
+    if not torch.cuda.is_available():
+        with pytest.raises(SettingError, match="no CUDA GPU"):
+            train_word2vec(lonely, Word2VecConfig(min_count=1, device="cuda"), progress=False)
