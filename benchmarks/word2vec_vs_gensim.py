@@ -1,0 +1,106 @@
+"""Our word2vec against gensim's, same corpus, same settings, one process, one table.
+
+    python benchmarks/word2vec_vs_gensim.py [--corpus wiki-en] [--epochs 5 20] [--variants sg-neg cbow-neg ...]
+
+For each variant (skip-gram or CBOW, negative sampling or hierarchical softmax) and each number of
+epochs, trains ours and gensim.models.Word2Vec with dim 100, window 5, negative 5, min_count 5,
+sample 1e-3 and 2 threads, and prints wall seconds, raw words per second (corpus tokens times
+epochs over the training time), the peak growth of resident memory during training, analogy
+accuracy (semantic / syntactic / total, with coverage), WordSim-353 and SimLex-999 Spearman, and
+the ratios ours / gensim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+
+from course import load_corpus
+from course.evaluate import evaluate_all, summary_row
+from course.word2vec import Word2VecConfig, train_word2vec
+
+VARIANTS = {"sg-neg": ("skipgram", "neg"), "cbow-neg": ("cbow", "neg"), "sg-hs": ("skipgram", "hs"),
+            "cbow-hs": ("cbow", "hs")}
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * 4096
+
+
+class PeakMemory:
+    """Samples resident memory every 20 ms in a thread; ``peak`` is the largest growth seen."""
+
+    def __enter__(self):
+        self.start, self.peak, self._stop = _rss_bytes(), 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, _rss_bytes() - self.start)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _rss_bytes() - self.start)
+
+
+def run_ours(corpus, arch, loss, epochs):
+    config = Word2VecConfig(arch=arch, loss=loss, epochs=epochs, threads=2, negative=5 if loss == "neg" else 0)
+    with PeakMemory() as memory:
+        start = time.perf_counter()
+        model = train_word2vec(corpus, config, progress=False)
+        seconds = time.perf_counter() - start
+    return model.keyed_vectors(), seconds, memory.peak
+
+
+def run_gensim(sentences, arch, loss, epochs):
+    from gensim.models import Word2Vec
+
+    with PeakMemory() as memory:
+        start = time.perf_counter()
+        model = Word2Vec(sentences, vector_size=100, window=5, min_count=5, sample=1e-3, workers=2, seed=1,
+                         sg=int(arch == "skipgram"), hs=int(loss == "hs"), negative=5 if loss == "neg" else 0,
+                         epochs=epochs)
+        seconds = time.perf_counter() - start
+    return model.wv, seconds, memory.peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="wiki-en")
+    parser.add_argument("--epochs", type=int, nargs="+", default=[5, 20])
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    args = parser.parse_args()
+    corpus = load_corpus(args.corpus, progress=False)
+    sentences = list(corpus)
+    header = (f"{'variant':<9}{'ep':>3} {'impl':<7}{'seconds':>8}{'words/s':>10}{'mem MB':>8}"
+              f"{'sem':>7}{'syn':>7}{'total':>7}{'cover':>7}{'WS353':>7}{'SL999':>7}")
+    print(f"{corpus.name}: {corpus.num_tokens:,} tokens; dim 100, window 5, negative 5, min_count 5, "
+          f"sample 1e-3, 2 threads\n")
+    print(header)
+    print("-" * len(header))
+    for name in args.variants:
+        arch, loss = VARIANTS[name]
+        for epochs in args.epochs:
+            figures = {}
+            for impl, runner, data in (("ours", run_ours, corpus), ("gensim", run_gensim, sentences)):
+                kv, seconds, peak = runner(data, arch, loss, epochs)
+                row = summary_row(evaluate_all(kv, methods=("3cosadd",)))
+                speed = epochs * corpus.num_tokens / seconds
+                figures[impl] = (seconds, speed, row)
+                print(f"{name:<9}{epochs:>3} {impl:<7}{seconds:>8.1f}{speed:>10,.0f}{peak / 2**20:>8.0f}"
+                      f"{100 * row['analogy semantic']:>6.1f}%{100 * row['analogy syntactic']:>6.1f}%"
+                      f"{100 * row['analogy total']:>6.1f}%{100 * row['analogy coverage']:>6.1f}%"
+                      f"{row['WordSim-353']:>7.3f}{row['SimLex-999']:>7.3f}", flush=True)
+            ours, theirs = figures["ours"], figures["gensim"]
+            print(f"{'':<13}ratio   speed {ours[1] / theirs[1]:.2f}x of gensim; analogy total "
+                  f"{100 * (ours[2]['analogy total'] - theirs[2]['analogy total']):+.1f} points; WordSim-353 "
+                  f"{ours[2]['WordSim-353'] - theirs[2]['WordSim-353']:+.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
