@@ -1,4 +1,4 @@
-"""Figures for the course: Zipf plots, similarity heat maps, 2-D maps of words, training curves.
+"""Figures for the course: Zipf plots, similarity heat maps, 2-D maps of words, training curves, Huffman trees.
 
 Chinese labels need a font with CJK glyphs: :func:`setup_cjk_font` registers the Noto Sans CJK
 font that the ``mplfonts`` package ships, or a CJK font the system has, and warns clearly when
@@ -210,3 +210,88 @@ def min_count_plot(min_counts: np.ndarray, sizes: np.ndarray, coverage: np.ndarr
             ax.legend()
     size_ax.figure.tight_layout()
     return size_ax, coverage_ax
+
+
+def huffman_tree_plot(tree, words: Sequence[str], ax=None, highlight: str | None = None):
+    """Draw a Huffman tree: inner nodes as circles with their number, leaves with their word, and
+    each edge labelled with its bit (0 to the left, 1 to the right).
+
+    Args:
+        tree: a :class:`~course.vocab.HuffmanTree` (``vocab.huffman()``); words without a code
+            (special tokens) are left out.
+        words: ``(V,)`` the words in vocabulary order (``vocab.words``).
+        ax: the Axes to draw on, or None for a new figure sized to the tree.
+        highlight: a word whose path from the root is drawn in red, or None.
+
+    Raises:
+        ValueError: fewer than two coded words, ``words`` of the wrong length, or ``highlight`` not
+            a coded word.
+
+    Returns:
+        the Axes. Each node sits at the depth of its path, so a word's height in the figure is the
+        length of its code.
+    """
+    words = list(words)
+    lengths = np.asarray(tree.lengths)
+    if len(words) != len(lengths):
+        raise ValueError(f"{len(words)} words for a tree over {len(lengths)} vocabulary entries")
+    coded = [i for i in range(len(words)) if lengths[i] > 0]
+    if not coded:
+        raise ValueError("the tree has no inner nodes: a Huffman tree needs at least two words with counts")
+    if highlight is not None and (highlight not in words or lengths[words.index(highlight)] == 0):
+        raise ValueError(f"{highlight!r} is not a word with a code in this tree")
+    # children[node] = [child for bit 0, child for bit 1]; a child is ("inner", node) or ("leaf", word id).
+    children: dict[int, list] = {}
+    for i in coded:
+        path = [("inner", int(node)) for node in tree.points[i, : lengths[i]]] + [("leaf", i)]
+        for (_, node), bit, child in zip(path[:-1], tree.codes[i, : lengths[i]], path[1:], strict=True):
+            children.setdefault(node, [None, None])[int(bit)] = child
+    max_depth = int(lengths.max())
+    ax = _axes(ax, figsize=(max(4.0, 0.95 * len(coded) + 1), 1.0 + 0.75 * max_depth))
+    on_path = set()
+    if highlight is not None:
+        target = words.index(highlight)
+        on_path = {("inner", int(node)) for node in tree.points[target, : lengths[target]]} | {("leaf", target)}
+    red, grey = "tab:red", "0.45"
+
+    position: dict[tuple[str, int], tuple[float, float]] = {}
+    next_leaf = [0.0]
+
+    def place(node, depth):
+        # Leaves take consecutive x positions from left to right; an inner node sits above the middle of its children.
+        kind, index = node
+        if kind == "leaf":
+            position[node] = (next_leaf[0], -depth)
+            next_leaf[0] += 1
+        else:
+            left, right = children[index]
+            place(left, depth + 1)
+            place(right, depth + 1)
+            position[node] = ((position[left][0] + position[right][0]) / 2, -depth)
+
+    place(("inner", int(tree.points[coded[0], 0])), 0)  # every path starts at the root
+    for parent, pair in children.items():
+        for bit, child in enumerate(pair):
+            (x0, y0), (x1, y1) = position[("inner", parent)], position[child]
+            marked = ("inner", parent) in on_path and child in on_path
+            ax.plot([x0, x1], [y0, y1], color=red if marked else grey, linewidth=2.5 if marked else 1, zorder=1)
+            ax.text((x0 + x1) / 2, (y0 + y1) / 2, str(bit), ha="center", va="center", fontsize=8,
+                    color=red if marked else "0.2", bbox=dict(boxstyle="round,pad=0.1", fc="white", ec="none"))
+    for node, (x, y) in position.items():
+        kind, index = node
+        colour = red if node in on_path else ("tab:blue" if kind == "inner" else "0.2")
+        if kind == "inner":
+            ax.scatter([x], [y], s=260, color="white", edgecolors=colour, linewidths=1.5, zorder=2)
+            ax.text(x, y, str(index), ha="center", va="center", fontsize=7, color=colour, zorder=3)
+        else:
+            ax.scatter([x], [y], s=30, marker="s", color=colour, zorder=2)
+            ax.text(x, y - 0.2, words[index], ha="center", va="top", fontsize=10 if node in on_path else 9,
+                    color=colour)
+    ax.set_xlim(-0.7, len(coded) - 0.3)
+    ax.set_ylim(-max_depth - 0.8, 0.5)
+    ax.set_yticks(-np.arange(max_depth + 1), [str(depth) for depth in range(max_depth + 1)])
+    ax.set_ylabel("depth = code length")
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+    return ax

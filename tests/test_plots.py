@@ -51,3 +51,20 @@ def test_highlighted_words_are_always_labelled():
     ax = plots.scatter_words(points, words, highlight=["w9"], max_labels=3)
     assert sorted(t.get_text() for t in ax.texts) == ["w0", "w1", "w2", "w9"]
     plt.close("all")
+
+
+def test_huffman_tree_plot_draws_every_node_and_edge_and_the_highlighted_path():
+    from course.vocab import Vocabulary
+
+    vocab = Vocabulary(["<unk>", "the", "of", "war", "king", "violin"], [0, 500, 300, 40, 20, 5], specials=("<unk>",))
+    tree = vocab.huffman()
+    ax = plots.huffman_tree_plot(tree, vocab.words, highlight="king")
+    words = [t.get_text() for t in ax.texts if t.get_bbox_patch() is None]     # leaves and inner nodes
+    bits = [t.get_text() for t in ax.texts if t.get_bbox_patch() is not None]  # edge labels
+    assert sorted(words) == sorted(vocab.words[1:] + [str(node) for node in range(tree.num_inner_nodes)])
+    assert bits.count("0") == bits.count("1") == tree.num_inner_nodes == len(bits) / 2
+    red_edges = [line for line in ax.lines if line.get_color() == "tab:red"]
+    assert len(red_edges) == tree.lengths[vocab["king"]] == len(tree.code_of(vocab["king"]))
+    with pytest.raises(ValueError, match="not a word with a code"):
+        plots.huffman_tree_plot(tree, vocab.words, highlight="<unk>")
+    plt.close("all")
