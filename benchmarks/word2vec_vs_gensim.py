@@ -1,18 +1,20 @@
 """Our word2vec against gensim's, same corpus, same settings, one process, one table.
 
-    python benchmarks/word2vec_vs_gensim.py [--corpus wiki-en] [--epochs 5 20] [--variants sg-neg cbow-neg ...]
+    python benchmarks/word2vec_vs_gensim.py [--corpus wiki-en] [--epochs 5 20] [--repeats 3] [--variants sg-neg ...]
 
 For each variant (skip-gram or CBOW, negative sampling or hierarchical softmax) and each number of
 epochs, trains ours and gensim.models.Word2Vec with dim 100, window 5, negative 5, min_count 5,
 sample 1e-3 and 2 threads, and prints wall seconds, raw words per second (corpus tokens times
 epochs over the training time), the peak growth of resident memory during training, analogy
 accuracy (semantic / syntactic / total, with coverage), WordSim-353 and SimLex-999 Spearman, and
-the ratios ours / gensim.
+the ratios ours / gensim. Each pair of runs is repeated (ours and gensim alternately, so both see the
+same load on a shared machine) and every figure is the median over the repeats.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import threading
 import time
 
@@ -50,6 +52,7 @@ class PeakMemory:
 
 def run_ours(corpus, arch, loss, epochs):
     config = Word2VecConfig(arch=arch, loss=loss, epochs=epochs, threads=2, negative=5 if loss == "neg" else 0)
+    train_word2vec(corpus.head(1000), config, progress=False)  # imports and first calls, outside the clock
     with PeakMemory() as memory:
         start = time.perf_counter()
         model = train_word2vec(corpus, config, progress=False)
@@ -74,32 +77,41 @@ def main() -> None:
     parser.add_argument("--corpus", default="wiki-en")
     parser.add_argument("--epochs", type=int, nargs="+", default=[5, 20])
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each; medians are printed")
     args = parser.parse_args()
     corpus = load_corpus(args.corpus, progress=False)
     sentences = list(corpus)
     header = (f"{'variant':<9}{'ep':>3} {'impl':<7}{'seconds':>8}{'words/s':>10}{'mem MB':>8}"
               f"{'sem':>7}{'syn':>7}{'total':>7}{'cover':>7}{'WS353':>7}{'SL999':>7}")
     print(f"{corpus.name}: {corpus.num_tokens:,} tokens; dim 100, window 5, negative 5, min_count 5, "
-          f"sample 1e-3, 2 threads\n")
+          f"sample 1e-3, 2 threads; medians of {args.repeats} runs\n")
     print(header)
     print("-" * len(header))
+    keys = ("analogy semantic", "analogy syntactic", "analogy total", "analogy coverage", "WordSim-353",
+            "SimLex-999")
     for name in args.variants:
         arch, loss = VARIANTS[name]
         for epochs in args.epochs:
-            figures = {}
-            for impl, runner, data in (("ours", run_ours, corpus), ("gensim", run_gensim, sentences)):
-                kv, seconds, peak = runner(data, arch, loss, epochs)
-                row = summary_row(evaluate_all(kv, methods=("3cosadd",)))
-                speed = epochs * corpus.num_tokens / seconds
-                figures[impl] = (seconds, speed, row)
-                print(f"{name:<9}{epochs:>3} {impl:<7}{seconds:>8.1f}{speed:>10,.0f}{peak / 2**20:>8.0f}"
+            runs = {"ours": [], "gensim": []}
+            for _ in range(args.repeats):
+                for impl, runner, data in (("ours", run_ours, corpus), ("gensim", run_gensim, sentences)):
+                    kv, seconds, peak = runner(data, arch, loss, epochs)
+                    row = summary_row(evaluate_all(kv, methods=("3cosadd",)))
+                    runs[impl].append({"seconds": seconds, "peak": peak, **{key: row[key] for key in keys}})
+            figures = {impl: {key: statistics.median(run[key] for run in done) for key in done[0]}
+                       for impl, done in runs.items()}
+            for impl, row in figures.items():
+                speed = epochs * corpus.num_tokens / row["seconds"]
+                print(f"{name:<9}{epochs:>3} {impl:<7}{row['seconds']:>8.1f}{speed:>10,.0f}{row['peak'] / 2**20:>8.0f}"
                       f"{100 * row['analogy semantic']:>6.1f}%{100 * row['analogy syntactic']:>6.1f}%"
                       f"{100 * row['analogy total']:>6.1f}%{100 * row['analogy coverage']:>6.1f}%"
                       f"{row['WordSim-353']:>7.3f}{row['SimLex-999']:>7.3f}", flush=True)
             ours, theirs = figures["ours"], figures["gensim"]
-            print(f"{'':<13}ratio   speed {ours[1] / theirs[1]:.2f}x of gensim; analogy total "
-                  f"{100 * (ours[2]['analogy total'] - theirs[2]['analogy total']):+.1f} points; WordSim-353 "
-                  f"{ours[2]['WordSim-353'] - theirs[2]['WordSim-353']:+.3f}", flush=True)
+            ratios = [t["seconds"] / o["seconds"] for o, t in zip(runs["ours"], runs["gensim"], strict=True)]
+            print(f"{'':<13}ratio   speed {statistics.median(ratios):.2f}x of gensim (runs: "
+                  f"{', '.join(f'{r:.2f}' for r in ratios)}); analogy total "
+                  f"{100 * (ours['analogy total'] - theirs['analogy total']):+.1f} points; WordSim-353 "
+                  f"{ours['WordSim-353'] - theirs['WordSim-353']:+.3f}", flush=True)
 
 
 if __name__ == "__main__":
