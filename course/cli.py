@@ -5,6 +5,8 @@
     python -m course corpus export wiki-en --out wiki-en.txt
     python -m course evaluate vectors.txt [--json [FILE]]
     python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
+    python -m course train elmo --corpus wiki-en --preset cpu --epochs 2 --seed 1 --device auto --out elmo.pt
+    python -m course probe --model elmo.pt --probes data/probes/en_polysemy.tsv [--json OUT]
     python -m course build [--profile full|smoke]
 
 Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
@@ -128,7 +130,7 @@ def train_word2vec_command(args) -> int:
                             negative=args.negative if args.loss == "neg" else 0,
                             min_count=args.min_count, sample=args.sample, epochs=args.epochs,
                             lr=args.lr if args.lr is not None else defaults.lr, seed=args.seed,
-                            threads=args.threads, device=args.device)
+                            threads=args.threads, device=args.device, batch_size=args.batch_size)
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
@@ -139,6 +141,44 @@ def train_word2vec_command(args) -> int:
     print(f"wrote {len(model.vocab):,} vectors of {config.dim} dimensions to {out} "
           f"({model.state.seconds:.1f} s of training, {words / max(model.state.seconds, 1e-9):,.0f} words/s)",
           file=sys.stderr)
+    return 0
+
+
+def train_elmo_command(args) -> int:
+    from .corpus import load_corpus
+    from .devices import resolve_device
+    from .elmo import preset, train_elmo
+    from .errors import SettingError
+
+    overrides = {key: value for key, value in (("epochs", args.epochs), ("min_count", args.min_count)) if value}
+    config = preset(args.preset, seed=args.seed, device=args.device, **overrides)
+    resolve_device(config.device)  # no CUDA: say so before reading the corpus
+    out = Path(args.out)
+    if out.is_dir():
+        raise SettingError(f"--out {out} is a folder: give a file name for the model")
+    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
+    model.save(out)
+    state = model.state
+    heldout = state.heldout[-1] if state.heldout else None
+    perplexity = (f", held-out perplexity {heldout['forward']:.1f} forward / {heldout['backward']:.1f} backward"
+                  if heldout else "")
+    print(f"wrote {out}: {model!r} ({state.seconds:.0f} s of training, {state.tokens_per_second:,.0f} tokens/s"
+          f"{perplexity})", file=sys.stderr)
+    return 0
+
+
+def probe(args) -> int:
+    from .elmo import Elmo
+    from .probes import format_probe_table, probe_model, read_probes
+
+    probes = read_probes(args.probes)
+    model = Elmo.load(args.model, device=args.device)
+    results = probe_model(model, probes)
+    if args.json:
+        _write_json(results, args.json)
+    if args.json != "-":
+        print(format_probe_table(results))
     return 0
 
 
@@ -217,12 +257,36 @@ def make_parser() -> argparse.ArgumentParser:
     w2v.add_argument("--seed", type=int, default=1)
     w2v.add_argument("--threads", type=int, default=2)
     w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    w2v.add_argument("--batch-size", type=int, default=None,
+                     help="pairs (skip-gram) or windows (CBOW) per update (default 512 on a CPU, more on a GPU)")
     w2v.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
     w2v.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
     w2v.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
     w2v.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     w2v.add_argument("--quiet", action="store_true", help="no progress bar")
     w2v.set_defaults(handler=train_word2vec_command)
+
+    elmo = models.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
+    elmo.add_argument("--corpus", required=True, metavar="NAME|PATH")
+    elmo.add_argument("--preset", choices=("cpu", "gpu"), default="cpu",
+                      help="cpu: about 10 minutes on wiki-en on 2 cores; gpu: the paper's small ELMo in shape")
+    elmo.add_argument("--epochs", type=_positive_int, default=None, help="default: the preset's")
+    elmo.add_argument("--min-count", type=_positive_int, default=None,
+                      help="softmax vocabulary: words seen this often (default: the preset's, 5)")
+    elmo.add_argument("--seed", type=int, default=1)
+    elmo.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    elmo.add_argument("--out", required=True, help="model file to write")
+    elmo.add_argument("--checkpoint", default=None, help="save the training state here every few hundred steps")
+    elmo.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    elmo.add_argument("--quiet", action="store_true", help="no progress bar")
+    elmo.set_defaults(handler=train_elmo_command)
+
+    prober = commands.add_parser("probe", help="sense probe of an ELMo model per layer, with two controls")
+    prober.add_argument("--model", required=True, help="an ELMo model file (train elmo --out)")
+    prober.add_argument("--probes", required=True, help="probe file: word<TAB>sense<TAB>sentence, with a header")
+    prober.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
+    prober.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    prober.set_defaults(handler=probe)
 
     builder = commands.add_parser("build", help="run every notebook and write build/index.html")
     builder.add_argument("--profile", choices=("full", "smoke"), default=None,

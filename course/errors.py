@@ -51,3 +51,15 @@ class ChecksumError(DownloadError):
 
 class SettingError(CourseError, ValueError):
     """A setting has a value that makes no sense (a negative count, an unknown profile, ...)."""
+
+
+class TrainingDivergedError(CourseError, ArithmeticError):
+    """The training loss became infinite or NaN (a learning rate or batch too large)."""
+
+
+class ModelFileError(CourseError, ValueError):
+    """A model file is missing, truncated, or not one this course wrote."""
+
+
+class ProbeFileError(CourseError, ValueError):
+    """A probe file (``word<TAB>sense<TAB>sentence``) is missing or has a malformed line."""

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from .devices import keep_work_memory
-from .errors import SettingError
+from .errors import SettingError, TrainingDivergedError
 from .paths import atomic_path
 from .vocab import Vocabulary, VocabularyConfig
 
@@ -66,7 +66,10 @@ class Word2VecConfig:
     seed: int = 1
     threads: int = 2
     device: str = "auto"
-    batch_size: int | None = None  # pairs (skip-gram) or windows (CBOW) per update; None: 512 on a CPU, 16,384 on a GPU
+    # Pairs (skip-gram) or windows (CBOW) per update. None: 512 on a CPU; on a GPU 4,096 with negative
+    # sampling and 1,024 with hierarchical softmax, whose top nodes take a summed step from every
+    # example of a batch and diverge beyond that.
+    batch_size: int | None = None
 
     def __post_init__(self):
         checks = [
@@ -348,7 +351,7 @@ class Word2Vec:
         noise = self._noise_table() if config.loss == "neg" else None
         on_cpu = self.device.type == "cpu"
         threads = config.threads if on_cpu else 1
-        batch_size = config.batch_size or (512 if on_cpu else 16_384)
+        batch_size = config.batch_size or (512 if on_cpu else 4_096 if config.loss == "neg" else 1_024)
         torch_threads = torch.get_num_threads()
         if on_cpu:
             keep_work_memory()
@@ -380,6 +383,10 @@ class Word2Vec:
                         rng = np.random.default_rng([config.seed, epoch, index])
                         losses = self._train_chunk(ids[begin:end], sentence[begin:end], keep, noise, rng,
                                                    batch_size, total_words)
+                        if losses and not np.isfinite(losses).all():
+                            raise TrainingDivergedError(
+                                f"training diverged (the loss became {float(np.sum(losses))}) in epoch {epoch + 1}: "
+                                f"use a smaller --lr (now {config.lr}) or --batch-size (now {batch_size})")
                         with self._lock:
                             self.state.words_done += end - begin
                             if losses:

@@ -187,3 +187,31 @@ def test_corpus_too_small_and_missing_cuda():
     if not torch.cuda.is_available():
         with pytest.raises(SettingError, match="no CUDA GPU"):
             train_word2vec(lonely, Word2VecConfig(min_count=1, device="cuda"), progress=False)
+
+
+def test_command_line_refuses_a_corpus_too_small_for_any_window(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    text = tmp_path / "lonely.txt"
+    text.write_text("one\ntwo\none\n", encoding="utf-8")
+    out = tmp_path / "vectors.txt"
+    result = subprocess.run([sys.executable, "-m", "course", "train", "word2vec", "--corpus", str(text),
+                             "--min-count", "1", "--quiet", "--out", str(out)], capture_output=True, text=True,
+                            env={**os.environ, "COURSE_CACHE": str(tmp_path / "cache")}, timeout=300)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "too small to train on" in lines[0], result.stderr
+    assert not out.exists()
+
+
+def test_a_diverging_run_stops_with_a_clear_error(monkeypatch):
+    import course.word2vec
+    from course.errors import TrainingDivergedError
+
+    monkeypatch.setattr(course.word2vec, "LOSS_EVERY", 1)
+    config = Word2VecConfig(dim=16, window=3, min_count=1, epochs=2, threads=1, lr=1e9, min_lr=1e9,
+                            batch_size=64)
+    with pytest.raises(TrainingDivergedError, match="diverged .* smaller --lr .* or --batch-size"):
+        train_word2vec(_topics()[0], config, progress=False)
