@@ -6,6 +6,9 @@ The public pieces, each in a module of its own:
 - :mod:`course.vocab`: :class:`Vocabulary` with subsampling, the noise distribution and Huffman codes;
 - :mod:`course.evaluate`: analogies, word similarity and neighbours on gensim ``KeyedVectors``;
 - :mod:`course.plots`: figures, with a CJK font for Chinese labels;
+- :mod:`course.glove`: co-occurrence counting and GloVe (:class:`GloVe`, :func:`train_glove`);
+- :mod:`course.elmo`: ELMo's biLM, its embeddings and training (:class:`Elmo`, :func:`train_elmo`);
+- :mod:`course.probes`: sense probes, nearest contexts and the POS probe per layer;
 - :mod:`course.settings`: the ``full`` / ``smoke`` profile;
 - :mod:`course.cli`: ``python -m course ...``.
 """
@@ -19,17 +22,43 @@ from .vocab import Vocabulary, VocabularyConfig
 
 __version__ = "0.1.0"
 
+_ELMO_NAMES = ("Elmo", "ElmoConfig", "ScalarMix", "load_elmo", "train_elmo")
+_GLOVE_NAMES = ("GloVe", "GloVeConfig", "cooccurrence_counts", "train_glove")
+
+
+def __getattr__(name: str):
+    """The ELMo and GloVe names, imported on first use (they need torch or scipy, which the rest need not load)."""
+    if name in _ELMO_NAMES:
+        from . import elmo
+
+        return getattr(elmo, name)
+    if name in _GLOVE_NAMES:
+        from . import glove
+
+        return getattr(glove, name)
+    raise AttributeError(f"module 'course' has no attribute {name!r}")
+
+
 __all__ = [
     "Corpus",
     "CourseError",
+    "Elmo",
+    "ElmoConfig",
+    "GloVe",
+    "GloVeConfig",
+    "ScalarMix",
     "Vocabulary",
     "VocabularyConfig",
     "by_profile",
+    "cooccurrence_counts",
     "from_sentences",
     "headline",
     "list_corpora",
     "load_corpus",
+    "load_elmo",
     "markdown_table",
     "models_dir",
     "resolve_profile",
+    "train_elmo",
+    "train_glove",
 ]

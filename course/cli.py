@@ -5,7 +5,8 @@
     python -m course corpus export wiki-en --out wiki-en.txt
     python -m course evaluate vectors.txt [--json [FILE]]
     python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
-    python -m course train elmo --corpus wiki-en --preset cpu --epochs 2 --seed 1 --device auto --out elmo.pt
+    python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
+    python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
     python -m course probe --model elmo.pt --probes data/probes/en_polysemy.tsv [--json OUT]
     python -m course build [--profile full|smoke]
 
@@ -182,6 +183,27 @@ def probe(args) -> int:
     return 0
 
 
+def train_glove_command(args) -> int:
+    from .corpus import load_corpus
+    from .errors import SettingError
+    from .glove import GloVeConfig, train_glove
+
+    config = GloVeConfig(dim=args.dim, window=args.window, min_count=args.min_count, x_max=args.x_max,
+                         alpha=args.alpha, epochs=args.epochs, lr=args.lr, vectors=args.vectors, seed=args.seed,
+                         threads=args.threads, device=args.device, batch_size=args.batch_size)
+    out = Path(args.out)
+    if out.is_dir():
+        raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
+    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    model = train_glove(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
+    model.save_vectors(out, binary=args.binary)
+    state = model.state
+    print(f"wrote {len(model.vocab):,} vectors of {config.dim} dimensions to {out} ({state.entries_per_epoch:,} "
+          f"non-zero co-occurrences; {state.seconds:.1f} s of training, "
+          f"{state.entries_done / max(state.seconds, 1e-9):,.0f} entries/s)", file=sys.stderr)
+    return 0
+
+
 def build(args) -> int:
     from .build import build_course
 
@@ -265,6 +287,28 @@ def make_parser() -> argparse.ArgumentParser:
     w2v.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     w2v.add_argument("--quiet", action="store_true", help="no progress bar")
     w2v.set_defaults(handler=train_word2vec_command)
+
+    glove = models.add_parser("glove", help="GloVe: weighted least squares on log co-occurrence counts")
+    glove.add_argument("--corpus", required=True, metavar="NAME|PATH")
+    glove.add_argument("--dim", type=int, default=100)
+    glove.add_argument("--window", type=int, default=15, help="words counted on each side, weighted 1/distance")
+    glove.add_argument("--min-count", type=int, default=5)
+    glove.add_argument("--x-max", type=float, default=10.0, help="counts from here on get full weight in the loss")
+    glove.add_argument("--alpha", type=float, default=0.75, help="f(x) = (x / x_max)^alpha below x_max")
+    glove.add_argument("--epochs", type=int, default=15)
+    glove.add_argument("--lr", type=float, default=0.05, help="AdaGrad's initial learning rate")
+    glove.add_argument("--vectors", choices=("sum", "word", "context"), default="sum",
+                       help="keep word + context vectors (default), or one of them")
+    glove.add_argument("--seed", type=int, default=1)
+    glove.add_argument("--threads", type=int, default=2)
+    glove.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    glove.add_argument("--batch-size", type=int, default=65_536, help="non-zero entries per AdaGrad step")
+    glove.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
+    glove.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
+    glove.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
+    glove.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    glove.add_argument("--quiet", action="store_true", help="no progress bars")
+    glove.set_defaults(handler=train_glove_command)
 
     elmo = models.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
     elmo.add_argument("--corpus", required=True, metavar="NAME|PATH")

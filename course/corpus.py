@@ -416,6 +416,23 @@ def list_corpora() -> list[dict]:
     return [vars(spec).copy() for spec in NAMED_CORPORA.values()]
 
 
+def is_available(name_or_path: str | os.PathLike) -> bool:
+    """Whether :func:`load_corpus` can load ``name_or_path`` without the network (nothing is downloaded).
+
+    True for the offline named corpora, for a downloadable one whose download or preprocessed
+    corpus is in the cache, and for a path that exists; False otherwise.
+    """
+    name = str(name_or_path)
+    if name in NAMED_CORPORA:
+        if NAMED_CORPORA[name].offline:
+            return True
+        key, _ = _named_source(name)
+        remote = {"text8": TEXT8, "wikitext-2": WIKITEXT_2}[name]
+        return (_cache_file(name, {"name": name, **key}).is_file()
+                or (cache_dir() / "downloads" / remote.filename).is_file())
+    return Path(name).expanduser().exists()
+
+
 def load_corpus(name_or_path: str | os.PathLike, language: str = "auto", cache: bool = True,
                 progress: bool = True) -> Corpus:
     """Load a named corpus or a UTF-8 text file or folder as a :class:`Corpus`.

@@ -1,4 +1,5 @@
-"""Figures for the course: Zipf plots, similarity heat maps, 2-D maps of words, training curves, Huffman trees.
+"""Figures for the course: Zipf plots, similarity heat maps, 2-D maps of words, training curves, Huffman trees,
+analogy arrows.
 
 Chinese labels need a font with CJK glyphs: :func:`setup_cjk_font` registers the Noto Sans CJK
 font that the ``mplfonts`` package ships, or a CJK font the system has, and warns clearly when
@@ -294,4 +295,59 @@ def huffman_tree_plot(tree, words: Sequence[str], ax=None, highlight: str | None
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
+    return ax
+
+
+def analogy_arrows(kv, pairs: Sequence[tuple[str, str]], ax=None, title: str | None = None,
+                   colour: str = "tab:blue"):
+    """Word pairs as arrows in 2-D: the first word of each pair points to the second.
+
+    The unit vectors of all the words in ``pairs`` are projected onto their first two principal
+    components (fitted on those words only, as in Mikolov et al.'s figure of countries and
+    capitals), so parallel arrows of equal length mean the same offset in the full space.
+
+    Args:
+        kv: a gensim ``KeyedVectors``.
+        pairs: ``(n, 2)`` word pairs such as ``[("man", "woman"), ("king", "queen")]``.
+        ax: the Axes to draw on, or None for a new figure.
+        title: the title, or None.
+        colour: the colour of the arrows.
+
+    Raises:
+        ValueError: fewer than two distinct words, or a word the vectors do not have (named).
+
+    Returns:
+        the Axes, with one arrow (an annotation) per pair and one label per word.
+    """
+    pairs = [(str(a), str(b)) for a, b in pairs]
+    words = list(dict.fromkeys(word for pair in pairs for word in pair))
+    missing = [word for word in words if word not in kv.key_to_index]
+    if missing:
+        raise ValueError(f"not in the vectors' vocabulary: {', '.join(repr(word) for word in missing)}")
+    if len(words) < 2:
+        raise ValueError("analogy arrows need at least two distinct words")
+    vectors = np.stack([kv.get_vector(word, norm=True) for word in words]).astype(np.float64)  # (w, d)
+    centred = vectors - vectors.mean(axis=0)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    points = centred @ components[:2].T  # (w, 2), or (w, 1) when two words span one direction
+    if points.shape[1] < 2:
+        points = np.hstack([points, np.zeros((len(points), 2 - points.shape[1]))])
+    where = dict(zip(words, points, strict=True))
+    ax = _axes(ax, figsize=(6, 5))
+    ax.scatter(points[:, 0], points[:, 1], s=12, color="0.3", zorder=3)
+    for a, b in pairs:
+        ax.annotate("", xy=where[b], xytext=where[a],
+                    arrowprops=dict(arrowstyle="->", color=colour, linewidth=1.4, shrinkA=3, shrinkB=3))
+    for word, (x, y) in where.items():
+        ax.text(x, y, f" {word}", fontsize=9, va="bottom", ha="left", zorder=4)
+    span = np.ptp(points, axis=0).max() or 1.0
+    low, high = points.min(axis=0) - 0.12 * span, points.max(axis=0) + 0.12 * span
+    ax.set_xlim(low[0], high[0] + 0.1 * span)  # room for the labels on the right
+    ax.set_ylim(low[1], high[1])
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("principal component 1")
+    ax.set_ylabel("principal component 2")
+    if title:
+        ax.set_title(title)
     return ax

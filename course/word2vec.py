@@ -27,7 +27,6 @@ gensim do); one thread and one seed give identical vectors every time.
 from __future__ import annotations
 
 import os
-import pickle
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .checkpoints import checkpoint_errors, read_checkpoint, write_checkpoint
 from .devices import keep_work_memory
 from .errors import SettingError, TrainingDivergedError
-from .paths import atomic_path
 from .vocab import Vocabulary, VocabularyConfig
 
 ARCHITECTURES = ("skipgram", "cbow")
@@ -285,8 +284,6 @@ class Word2Vec:
 
     def save_checkpoint(self, path: str | os.PathLike) -> Path:
         """Save everything needed to resume training (atomically)."""
-        import torch
-
         payload = {
             "format": "course.word2vec/1",
             "config": asdict(self.config),
@@ -296,19 +293,13 @@ class Word2Vec:
             "output": (self.output_vectors if self.output_vectors is not None else self.inner_node_vectors).cpu(),
             "state": asdict(self.state),
         }
-        with atomic_path(path) as temporary:
-            torch.save(payload, temporary)
-        return Path(path)
+        return write_checkpoint(path, payload)
 
     @classmethod
     def load_checkpoint(cls, path: str | os.PathLike, device: str | None = None) -> Word2Vec:
         """Load a model saved by :meth:`save_checkpoint` (on ``device``, default: the saved one)."""
-        import torch
-
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=False)
-            if not isinstance(payload, dict) or payload.get("format") != "course.word2vec/1":
-                raise ValueError("not a word2vec checkpoint of this course")
+        with checkpoint_errors(path, "word2vec"):
+            payload = read_checkpoint(path, "course.word2vec/1")
             config = Word2VecConfig(**{**payload["config"], **({"device": device} if device else {})})
             vocab = Vocabulary(payload["words"], payload["counts"], specials=())
             model = cls(vocab, config)
@@ -318,10 +309,6 @@ class Word2Vec:
             model.state = TrainingState(state["epochs_done"], state["words_done"],
                                         [tuple(item) for item in state["history"]], state["seconds"])
             return model
-        except FileNotFoundError:
-            raise SettingError(f"{path}: no such checkpoint") from None
-        except (RuntimeError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError) as exc:
-            raise SettingError(f"{path}: not a readable word2vec checkpoint ({exc})") from None
 
     # ------------------------------------------------------------------------------- training
 

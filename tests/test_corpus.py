@@ -115,3 +115,19 @@ def test_fraction_takes_leading_sentences(wiki):
     assert half.num_sentences == round(wiki.num_sentences / 2)
     assert half[0] == wiki[0]
     assert np.all(half.counts() > 0)
+
+
+def test_is_available_tells_what_loads_offline_without_downloading(tmp_path, private_cache, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("is_available must not download")
+
+    monkeypatch.setattr(corpus_module, "fetch", no_network)
+    assert corpus_module.is_available("wiki-en")
+    assert not corpus_module.is_available("text8")
+    assert not corpus_module.is_available(tmp_path / "missing.txt")
+    (tmp_path / "mine.txt").write_text("some text\n", encoding="utf-8")
+    assert corpus_module.is_available(tmp_path / "mine.txt")
+    downloads = private_cache / "downloads"
+    downloads.mkdir(parents=True)
+    (downloads / corpus_module.TEXT8.filename).write_bytes(b"")
+    assert corpus_module.is_available("text8") and not corpus_module.is_available("wikitext-2")

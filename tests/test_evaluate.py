@@ -44,8 +44,11 @@ def test_3cosmul_equals_gensims_most_similar_cosmul(wiki_vectors):
     for (a, b, c, _), guess in list(zip(questions, ours.predictions, strict=True))[::10]:
         if guess is None:  # skipped: a word is unknown
             continue
-        best = wiki_vectors.most_similar_cosmul(positive=[b.lower(), c.lower()], negative=[a.lower()], topn=1)
-        assert guess == best[0][0]
+        query = dict(positive=[b.lower(), c.lower()], negative=[a.lower()])
+        best = wiki_vectors.most_similar_cosmul(**query, topn=1)
+        if guess != best[0][0]:  # only a tie within float32 rounding may pick another word
+            scores = wiki_vectors.most_similar_cosmul(**query, topn=None)
+            assert abs(scores[wiki_vectors.key_to_index[guess]] - best[0][1]) < 1e-5, (a, b, c, guess, best)
         checked += 1
     assert checked > 300
 

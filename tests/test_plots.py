@@ -68,3 +68,19 @@ def test_huffman_tree_plot_draws_every_node_and_edge_and_the_highlighted_path():
     with pytest.raises(ValueError, match="not a word with a code"):
         plots.huffman_tree_plot(tree, vocab.words, highlight="<unk>")
     plt.close("all")
+
+
+def test_analogy_arrows_draw_one_arrow_per_pair_and_name_missing_words():
+    from course.vectors import keyed_vectors
+
+    rng = np.random.default_rng(0)
+    words = ["man", "woman", "king", "queen", "paris", "france"]
+    kv = keyed_vectors(words, rng.normal(size=(len(words), 8)).astype(np.float32))
+    pairs = [("man", "woman"), ("king", "queen"), ("paris", "france")]
+    ax = plots.analogy_arrows(kv, pairs, title="pairs")
+    arrows = [text for text in ax.texts if getattr(text, "arrow_patch", None) is not None]
+    assert len(arrows) == 3
+    assert sorted(text.get_text().strip() for text in ax.texts if text not in arrows) == sorted(words)
+    with pytest.raises(ValueError, match="'moscow'"):
+        plots.analogy_arrows(kv, [("moscow", "russia")])
+    plt.close("all")

@@ -1,0 +1,141 @@
+"""A corpus made ready for the biLM: word and character ids, sentences cut to a maximum length,
+and batches of sentences of about equal length.
+
+Every token is stored as an id into a table of the corpus's distinct words (its *types*) plus
+three rows of our own: ``<bos>``, ``<eos>`` and padding. Each row of the table knows the word's
+characters (the token encoder's input) and its id in the softmax vocabulary (the target), so a
+batch is two gathers. A batch carries only the characters of its distinct words, ``(U, C)``,
+and for every position the row to use, so each word is spelled and encoded once per batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..vocab import Vocabulary
+from .characters import CharacterVocabulary
+
+
+@dataclass
+class SentenceBatch:
+    """``B`` sentences wrapped in ``<bos>`` .. ``<eos>``, padded to ``T`` positions.
+
+    Attributes:
+        char_ids: ``(U, C)`` int64, the characters of the batch's U distinct words.
+        index: ``(B, T)`` int64, the row of ``char_ids`` at each position.
+        targets: ``(B, T)`` int64, the softmax vocabulary id at each position (0 at padding).
+        mask: ``(B, T)`` bool, True at real positions.
+        predictions: predictions per direction (words plus one boundary per sentence).
+    """
+
+    char_ids: torch.Tensor
+    index: torch.Tensor
+    targets: torch.Tensor
+    mask: torch.Tensor
+    predictions: int
+
+    @property
+    def words(self) -> int:
+        """Real words in the batch, boundaries not counted."""
+        return self.predictions - self.mask.shape[0]
+
+    def to(self, device: torch.device) -> SentenceBatch:
+        if device.type == "cpu":
+            return self
+        move = lambda t: t.pin_memory().to(device, non_blocking=True)  # noqa: E731
+        return SentenceBatch(move(self.char_ids), move(self.index), move(self.targets), move(self.mask),
+                             self.predictions)
+
+
+class LanguageModelData:
+    """Sentences as rows of a word table, with the ids the biLM needs.
+
+    Args:
+        types: the distinct words the sentences are made of.
+        token_ids: ``(N,)`` every token as an index into ``types``.
+        offsets: ``(S + 1,)`` sentence ``i`` is ``token_ids[offsets[i]:offsets[i + 1]]``.
+        words: the softmax vocabulary (with ``<unk>``, ``<bos>`` and ``<eos>``).
+        characters: the character vocabulary.
+        max_length: longer sentences are cut into pieces of at most this many tokens.
+    """
+
+    def __init__(self, types, token_ids: np.ndarray, offsets: np.ndarray, words: Vocabulary,
+                 characters: CharacterVocabulary, max_length: int):
+        table_words = [*types, "<bos>", "<eos>"]
+        self.bos, self.eos, self.pad = len(types), len(types) + 1, len(types) + 2
+        self.char_table = np.concatenate([characters.encode(table_words),
+                                          np.zeros((1, characters.max_characters), np.int64)])
+        unk = words.unk_id
+        self.target_table = np.asarray([words.word_to_id.get(word, unk) for word in table_words] + [0], np.int64)
+        lengths = np.diff(offsets)
+        self.num_split = int((lengths > max_length).sum())
+        self.token_ids = np.asarray(token_ids, dtype=np.int64)
+        self.offsets = _split_long(np.asarray(offsets, dtype=np.int64), max_length)
+        self.max_length = max_length
+
+    @property
+    def num_sentences(self) -> int:
+        """Sentences (pieces of long ones counted separately)."""
+        return len(self.offsets) - 1
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.token_ids)
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
+        """Sentence numbers grouped into batches of about equal length, about ``batch_tokens``
+        padded positions each (at least one sentence).
+
+        Sentences are sorted by length (ties in random order when ``rng`` is given), cut into
+        consecutive groups, and the groups shuffled. The number of batches depends only on the
+        lengths, never on ``rng``.
+        """
+        lengths = self.lengths()
+        tiebreak = rng.random(len(lengths)) if rng is not None else np.arange(len(lengths))
+        order = np.lexsort((tiebreak, lengths))
+        width = lengths[order] + 2  # positions with <bos> and <eos>; sorted, so the last is the widest
+        groups, start = [], 0
+        for end, w in enumerate(width.tolist()):
+            if end > start and (end - start + 1) * w > batch_tokens:
+                groups.append(order[start:end])
+                start = end
+        groups.append(order[start:])
+        if rng is not None:
+            groups = [groups[i] for i in rng.permutation(len(groups))]
+        return groups
+
+    def batch(self, sentences: np.ndarray) -> SentenceBatch:
+        """The :class:`SentenceBatch` of the given sentence numbers."""
+        starts, ends = self.offsets[sentences], self.offsets[np.asarray(sentences) + 1]
+        lengths = ends - starts
+        width = int(lengths.max()) + 2
+        positions = np.arange(width)[None, :]
+        rows = np.full((len(sentences), width), self.pad, dtype=np.int64)
+        inside = (positions >= 1) & (positions <= lengths[:, None])
+        rows[inside] = self.token_ids[(starts[:, None] + positions - 1)[inside]]
+        rows[:, 0] = self.bos
+        rows[np.arange(len(sentences)), lengths + 1] = self.eos
+        distinct, index = np.unique(rows, return_inverse=True)
+        mask = positions <= lengths[:, None] + 1
+        return SentenceBatch(torch.from_numpy(self.char_table[distinct]),
+                             torch.from_numpy(index.reshape(rows.shape)),
+                             torch.from_numpy(self.target_table[rows]), torch.from_numpy(mask),
+                             int(lengths.sum()) + len(sentences))
+
+
+def _split_long(offsets: np.ndarray, max_length: int) -> np.ndarray:
+    """Sentence offsets with every sentence longer than ``max_length`` cut into pieces of at most
+    ``max_length`` tokens (the last piece holds the rest)."""
+    lengths = np.diff(offsets)
+    if not (lengths > max_length).any():
+        return offsets
+    pieces = -(-lengths // max_length)  # ceil
+    starts = np.repeat(offsets[:-1], pieces) + max_length * (np.arange(pieces.sum()) - np.repeat(
+        np.cumsum(pieces) - pieces, pieces))
+    return np.concatenate([starts, offsets[-1:]])

@@ -1,0 +1,156 @@
+"""ELMo's settings in one dataclass, and the two documented size presets.
+
+The names follow the paper (Peters et al., 2018) and its char-CNN (Kim et al., 2016):
+
+- ``char_dim``: size of a character embedding;
+- ``filters``: ``(width, number)`` of each convolution over the characters; their outputs,
+  max-pooled over positions and concatenated, make a vector of ``sum(number)`` features;
+- ``highway_layers``: highway layers on that vector;
+- ``projection_dim`` (d): the token vector's size after the linear projection, and also the size
+  of each LSTM's projected output, so that the residual connection can add them;
+- ``lstm_dim``: memory cells of each LSTM (projected down to ``projection_dim``);
+- ``num_layers`` (L): LSTM layers per direction; embeddings then have L + 1 layers.
+
+Presets (``preset("cpu")``, ``preset("gpu")``), measured by ``benchmarks/elmo_throughput.py``:
+
+- ``cpu``: for ``wiki-en`` on a 2-core CPU (3 epochs; token vectors of 128, LSTMs of 512 cells
+  projected to 128, a char-CNN of 352 filters; 3.4 million weights on wiki-en). Measured on a 2-core CPU
+  shared with other work (load about 5): 890 tokens/s, and after 10 minutes (1.2 epochs) a
+  held-out perplexity of 427 forward and 424 backward. From the CPU time it used, an idle 2-core
+  CPU runs about 2,000 tokens/s: the 3 epochs in about 11 minutes. It uses the adaptive softmax
+  although wiki-en's 8,900 words would fit a full one: on a CPU the full softmax takes about a
+  third of every step, and over the first 60 steps the adaptive one trained 1.5 times faster to
+  the same held-out perplexity (596 against 602).
+- ``gpu``: the paper's small ELMo in shape (projection 256, LSTMs of 2048 cells, 1,024 filters),
+  batches of 8,192 tokens, mixed precision: for text8 or WikiText-103 on one GPU. Its softmax is
+  ``auto``: full up to 50,000 words, adaptive above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from ..errors import SettingError
+
+SOFTMAXES = ("auto", "full", "adaptive")
+PRECISIONS = ("auto", "fp32", "fp16", "bf16")
+FULL_SOFTMAX_LIMIT = 50_000  # softmax="auto": full softmax up to this many words, adaptive above
+
+
+@dataclass(frozen=True)
+class ElmoConfig:
+    """Everything that defines an ELMo model and its training."""
+
+    # vocabulary (the softmax's words; the input side reads characters and has no vocabulary)
+    min_count: int = 5
+    max_vocab: int | None = None
+    max_characters: int = 20  # per word, begin/end marks included; longer words are cut
+    # token encoder
+    char_dim: int = 16
+    filters: tuple[tuple[int, int], ...] = ((1, 32), (2, 32), (3, 64), (4, 96), (5, 128))
+    highway_layers: int = 2
+    # biLM
+    projection_dim: int = 128
+    lstm_dim: int = 512
+    num_layers: int = 2
+    dropout: float = 0.1
+    softmax: str = "auto"  # "full", "adaptive" (AdaptiveLogSoftmaxWithLoss) or "auto"
+    adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
+    # training
+    epochs: int = 3
+    batch_tokens: int = 2_000  # tokens per batch (sentences of about equal length)
+    max_sentence_length: int = 100  # longer sentences are split into pieces of this many tokens
+    lr: float = 2e-3  # Adam, decayed linearly to lr * final_lr_share
+    final_lr_share: float = 0.1
+    clip_norm: float = 1.0
+    heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
+    seed: int = 1
+    device: str = "auto"
+    precision: str = "auto"  # CUDA: "auto" = "fp16" (autocast + gradient scaler), "bf16" or "fp32"; CPU: fp32
+    threads: int = 2  # CPU threads for torch
+    checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
+    preset: str = field(default="custom", compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "filters", tuple(tuple(int(x) for x in pair) for pair in self.filters))
+        object.__setattr__(self, "adaptive_cutoffs", tuple(int(x) for x in self.adaptive_cutoffs))
+        checks = [
+            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
+            (self.max_vocab is None or self.max_vocab >= 1, f"max_vocab must be at least 1, got {self.max_vocab}"),
+            (self.max_characters >= 3, f"max_characters must be at least 3, got {self.max_characters}"),
+            (self.char_dim >= 1, f"char_dim must be at least 1, got {self.char_dim}"),
+            (len(self.filters) >= 1 and all(w >= 1 and n >= 1 for w, n in self.filters),
+             f"filters must be (width, number) pairs of positive numbers, got {self.filters}"),
+            (self.highway_layers >= 0, f"highway_layers must not be negative, got {self.highway_layers}"),
+            (self.projection_dim >= 1, f"projection_dim must be at least 1, got {self.projection_dim}"),
+            (self.lstm_dim > self.projection_dim,
+             f"lstm_dim ({self.lstm_dim}) must be larger than projection_dim ({self.projection_dim})"),
+            (self.num_layers >= 1, f"num_layers must be at least 1, got {self.num_layers}"),
+            (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
+            (self.softmax in SOFTMAXES, f"softmax must be one of {', '.join(SOFTMAXES)}, got {self.softmax!r}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
+            (self.max_sentence_length >= 1, f"max_sentence_length must be at least 1, got {self.max_sentence_length}"),
+            (self.lr > 0, f"lr must be positive, got {self.lr}"),
+            (0 <= self.final_lr_share <= 1, f"final_lr_share must be in [0, 1], got {self.final_lr_share}"),
+            (self.clip_norm > 0, f"clip_norm must be positive, got {self.clip_norm}"),
+            (self.heldout_every >= 2, f"heldout_every must be at least 2, got {self.heldout_every}"),
+            (self.precision in PRECISIONS, f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
+            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
+            (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingError(message)
+
+    @property
+    def num_filters(self) -> int:
+        """Features out of the char-CNN: the sum of the filter numbers."""
+        return sum(number for _, number in self.filters)
+
+    @property
+    def output_dim(self) -> int:
+        """Size of each ELMo layer's vector: forward and backward states side by side (2 d)."""
+        return 2 * self.projection_dim
+
+    def to_dict(self) -> dict:
+        """Plain types only (lists for tuples): what the model file stores."""
+        data = asdict(self)
+        data["filters"] = [list(pair) for pair in self.filters]
+        data["adaptive_cutoffs"] = list(self.adaptive_cutoffs)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ElmoConfig:
+        return cls(**data)
+
+    def model_fields(self) -> dict:
+        """The settings that shape the network's weights (two models with equal ones can share weights)."""
+        keys = ("max_characters", "char_dim", "filters", "highway_layers", "projection_dim", "lstm_dim",
+                "num_layers", "softmax", "adaptive_cutoffs")
+        return {key: getattr(self, key) for key in keys}
+
+
+PRESETS: dict[str, ElmoConfig] = {
+    # wiki-en on a 2-core CPU in about 10 minutes (see the module's docstring)
+    "cpu": ElmoConfig(softmax="adaptive", preset="cpu"),
+    # The shape of the paper's small ELMo; mixed precision and cuDNN LSTMs on CUDA.
+    "gpu": ElmoConfig(max_characters=50, char_dim=16,
+                      filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512)),
+                      projection_dim=256, lstm_dim=2048, dropout=0.1, epochs=10, batch_tokens=8_192,
+                      max_sentence_length=200, lr=1e-3, checkpoint_every=1_000, preset="gpu"),
+}
+
+
+def preset(name: str, **overrides) -> ElmoConfig:
+    """The preset ``name`` (``"cpu"`` or ``"gpu"``), with any field replaced by ``overrides``.
+
+    Raises:
+        SettingError: an unknown preset or field, or a value that makes no sense.
+    """
+    if name not in PRESETS:
+        raise SettingError(f"unknown ELMo preset {name!r}: use one of {', '.join(PRESETS)}")
+    unknown = set(overrides) - set(ElmoConfig.__dataclass_fields__)
+    if unknown:
+        raise SettingError(f"unknown ELMo setting(s) {', '.join(sorted(unknown))}")
+    return replace(PRESETS[name], **overrides)

@@ -1,0 +1,572 @@
+"""GloVe from scratch: co-occurrence counts, and word vectors fitted to their logarithms.
+
+GloVe (Pennington, Socher and Manning, 2014) first counts, for every pair of words, how often they
+appear near each other, and then fits vectors to those counts.
+
+- Counting, as the reference ``cooccur.c`` does: inside a sentence, a word ``d`` places after
+  another (``1 <= d <= window``) adds ``1/d`` to ``X[a, b]`` and to ``X[b, a]`` (a word repeated
+  within the window adds ``2/d`` to its diagonal cell). Words outside the vocabulary are removed
+  before counting, so they do not take up room in the window; counts never cross a sentence.
+- The model: word vectors ``w_i`` and context vectors ``w~_j`` (``dim`` each), a word bias ``b_i``
+  and a context bias ``b~_j``. For every non-zero ``X_ij`` the loss is
+
+      J = 1/2 * sum_ij f(X_ij) * (w_i . w~_j + b_i + b~_j - log X_ij)^2,
+      f(x) = (x / x_max)^alpha if x < x_max, else 1.
+
+  The paper writes J without the 1/2; ``glove.c`` reports and differentiates the 1/2 form (its
+  gradient is ``f * diff * w~_j``), and so do we, so that ``lr`` means what ``-eta`` means there.
+- Optimisation: AdaGrad over shuffled mini-batches of the non-zero entries. As in ``glove.c``,
+  parameters start uniform in ``[-0.5, 0.5] / (dim + 1)`` and each one has an accumulator that
+  starts at 1 and adds the square of the *scaled* step ``(lr * g)^2``; the update is
+  ``-lr * g / sqrt(accumulator)``. ``glove.c`` updates after every single entry and divides by the
+  accumulator before adding the new square; here ``g`` is the sum of a batch's gradients, and its
+  square is added first, which bounds every step (with the old accumulator, a frequent word's
+  summed gradient makes the first step explode). A row that no entry of a batch touches does not
+  move, so this is sparse AdaGrad.
+- The vectors kept: ``w + w~`` by default (``glove.c``'s ``-model 2``), or ``w`` or ``w~`` alone.
+
+A batch's gradients are computed with sparse matrices: the batch's per-entry coefficients
+``f * diff`` form a sparse ``(rows touched, V)`` matrix ``S``, so the word-vector gradient is
+``S @ W~`` and the context-vector gradient ``S' @ W`` (``S'`` the same entries the other way
+round), and the dot products ``w_i . w~_j`` are a sampled matrix product; no ``(B, dim)`` copies
+of vectors are made. Each epoch shuffles the entries and cuts them into batches of ``batch_size``.
+On the CPU, ``threads`` Python threads take batches in turn and update the shared tables without
+locks ("Hogwild", as ``glove.c``'s threads do); on a GPU one thread does. The same torch code runs
+on both. One thread and one seed give identical vectors every time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .checkpoints import checkpoint_errors, read_checkpoint, write_checkpoint
+from .errors import SettingError, TrainingDivergedError
+from .vocab import Vocabulary, VocabularyConfig
+
+# The sparse CSR tensors below are stable for what they do here; torch warns about all of them.
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta state", category=UserWarning)
+
+VECTORS = ("sum", "word", "context")
+CHUNK_TOKENS = 4_000_000  # tokens per counting step: memory grows with it, not with the corpus
+
+
+@dataclass(frozen=True)
+class GloVeConfig:
+    """Hyperparameters; the defaults are the reference implementation's demo settings, with
+    100 dimensions."""
+
+    dim: int = 100
+    window: int = 15
+    min_count: int = 5
+    max_vocab: int | None = None
+    x_max: float = 10.0
+    alpha: float = 0.75
+    epochs: int = 15
+    lr: float = 0.05
+    vectors: str = "sum"  # "sum": word + context vectors; "word" or "context": one of them
+    seed: int = 1
+    threads: int = 2
+    device: str = "auto"
+    batch_size: int = 65_536  # non-zero entries per update
+
+    def __post_init__(self):
+        def finite_positive(value) -> bool:
+            return isinstance(value, int | float) and math.isfinite(value) and value > 0
+
+        checks = [
+            (self.dim >= 1, f"dim must be at least 1, got {self.dim}"),
+            (self.window >= 1, f"window must be at least 1, got {self.window}"),
+            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
+            (self.max_vocab is None or self.max_vocab >= 1, f"max_vocab must be at least 1, got {self.max_vocab}"),
+            (finite_positive(self.x_max), f"x_max must be a number above 0, got {self.x_max}"),
+            (isinstance(self.alpha, int | float) and math.isfinite(self.alpha) and self.alpha >= 0,
+             f"alpha must be a number >= 0, got {self.alpha}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (finite_positive(self.lr), f"lr must be a number above 0, got {self.lr}"),
+            (self.vectors in VECTORS, f"vectors must be one of {', '.join(VECTORS)}, got {self.vectors!r}"),
+            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
+            (self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingError(message)
+
+
+# ----------------------------------------------------------------------------------- counting
+
+
+def cooccurrence_counts(ids: np.ndarray, offsets: np.ndarray, vocab_size: int, window: int = 15,
+                        chunk_tokens: int = CHUNK_TOKENS) -> sp.csr_matrix:
+    """The symmetric ``(V, V)`` float64 co-occurrence matrix of ``cooccur.c``, as canonical CSR.
+
+    Args:
+        ids: ``(n,)`` word ids of every token, out-of-vocabulary tokens already removed.
+        offsets: ``(num_sentences + 1,)`` where each sentence starts in ``ids``.
+        vocab_size: ``V``; window: the largest distance counted.
+        chunk_tokens: tokens handled per step.
+
+    Two words ``d`` apart in a sentence add ``1/d`` to both ``X[a, b]`` and ``X[b, a]``. The work
+    is one vectorised pass per distance over each chunk of tokens, and each pass becomes a sparse
+    matrix of its own. Partial sums are kept on a stack, each more than twice the size of the one
+    above it, and two are added as soon as the newer is at least half the size of the older (as a
+    binary counter carries): every entry takes part in O(log) additions rather than one per pass,
+    and memory grows with the number of non-zero pairs, never with V^2.
+    """
+    if window < 1:
+        raise SettingError(f"window must be at least 1, got {window}")
+    ids = np.asarray(ids)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    n = len(ids)
+    if n and (ids.min() < 0 or ids.max() >= vocab_size):
+        raise ValueError(f"word ids must lie in 0..{vocab_size - 1}")
+    shape = (vocab_size, vocab_size)
+    partial_sums: list[sp.csr_matrix] = []  # X[a, b] for b after a, summed over passes
+    for start in range(0, n, max(1, chunk_tokens)):
+        positions = np.arange(start, min(n, start + chunk_tokens))
+        sentence_end = offsets[np.searchsorted(offsets, positions, side="right")]
+        ahead = np.minimum(sentence_end - positions - 1, window).astype(np.int16 if window < 2**15 else np.int64)
+        for distance in range(1, window + 1):
+            left = positions[ahead >= distance]
+            if len(left) == 0:
+                break
+            part = sp.csr_matrix((np.full(len(left), 1.0 / distance), (ids[left], ids[left + distance])), shape=shape)
+            while partial_sums and partial_sums[-1].nnz <= 2 * part.nnz:
+                part = partial_sums.pop() + part
+            partial_sums.append(part)
+    forward = sp.csr_matrix(shape, dtype=np.float64)
+    while partial_sums:
+        forward = partial_sums.pop() + forward
+    counts = (forward + forward.T).tocsr()
+    counts.sum_duplicates()
+    return counts
+
+
+def weighting(counts, x_max: float = 10.0, alpha: float = 0.75):
+    """GloVe's f(x) = (x / x_max)^alpha below ``x_max`` and 1 from there on (f(0) = 0).
+
+    Takes and returns a numpy array or a torch tensor of any shape.
+    """
+    scaled = counts / x_max
+    if isinstance(scaled, np.ndarray | float | int):
+        scaled = np.asarray(scaled, dtype=np.float64)
+        return np.where(scaled >= 1, 1.0, np.where(scaled > 0, np.power(np.clip(scaled, 0, 1), alpha), 0.0))
+    import torch
+
+    below = torch.where(scaled > 0, scaled.clamp(0, 1).pow(alpha), torch.zeros_like(scaled))
+    return torch.where(scaled >= 1, torch.ones_like(scaled), below)
+
+
+# ---------------------------------------------------------------------------------- the loss
+
+
+@dataclass
+class _Batch:
+    """Some non-zero entries laid out as two sparse matrices for the gradient products.
+
+    ``rows`` ``(B,)``, ``cols`` ``(B,)``: the entries, sorted by row (then column); ``log_counts``
+    and ``weights`` ``(B,)``: log X and f(X) of each. ``touched_rows`` ``(R,)`` and
+    ``row_pointers`` ``(R + 1,)`` compress the rows into CSR over only the rows present;
+    ``touched_cols`` ``(K,)``, ``col_pointers`` ``(K + 1,)``, ``by_col`` ``(B,)`` (the entries'
+    positions in column order) and ``rows_by_col`` ``(B,)`` do the same for the transposed matrix.
+    """
+
+    rows: object
+    cols: object
+    log_counts: object
+    weights: object
+    touched_rows: object
+    row_pointers: object
+    touched_cols: object
+    col_pointers: object
+    by_col: object
+    rows_by_col: object
+
+    @classmethod
+    def build(cls, rows, cols, log_counts, weights, order_by_col=None):
+        """From ``(B,)`` int64 tensors sorted by (row, col); ``order_by_col`` ``(B,)`` sorts them by
+        (col, row) (computed when not given)."""
+        import torch
+
+        if order_by_col is None:
+            order_by_col = torch.from_numpy(np.lexsort((rows.cpu().numpy(), cols.cpu().numpy()))).to(rows.device)
+        touched_rows, row_counts = torch.unique_consecutive(rows, return_counts=True)
+        cols_sorted = cols.index_select(0, order_by_col)
+        touched_cols, col_counts = torch.unique_consecutive(cols_sorted, return_counts=True)
+        zero = torch.zeros(1, dtype=torch.int64, device=rows.device)
+        return cls(rows, cols, log_counts, weights, touched_rows, torch.cat([zero, row_counts.cumsum(0)]),
+                   touched_cols, torch.cat([zero, col_counts.cumsum(0)]), order_by_col,
+                   rows.index_select(0, order_by_col))
+
+
+def _loss_and_gradients(word_vectors, context_vectors, word_biases, context_biases, batch: _Batch):
+    """Loss and gradients of one batch, for the rows it touches.
+
+    Returns ``loss`` (0-dim, the 1/2-weighted sum over the batch), then, in the order of the
+    parameters, ``grad_words`` ``(R, d)``, ``grad_contexts`` ``(K, d)``, ``grad_word_biases``
+    ``(R,)`` and ``grad_context_biases`` ``(K,)``: rows ``batch.touched_rows`` (R of them) and
+    ``batch.touched_cols`` (K of them) of the full gradients.
+    """
+    import torch
+
+    size = len(batch.rows)
+    pattern = torch.sparse_csr_tensor(batch.row_pointers, batch.cols,
+                                      torch.zeros(size, dtype=word_vectors.dtype, device=word_vectors.device),
+                                      (len(batch.touched_rows), len(context_vectors)), check_invariants=False)
+    word_rows = word_vectors.index_select(0, batch.touched_rows)
+    # w_i . w~_j for every entry: the product W[rows] @ W~^T, computed only where S has entries.
+    dots = torch.sparse.sampled_addmm(pattern, word_rows, context_vectors.t(), beta=0).values()
+    diff = dots + word_biases.index_select(0, batch.rows) + context_biases.index_select(0, batch.cols) \
+        - batch.log_counts
+    coefficient = batch.weights * diff  # d loss / d (w_i . w~_j) for each entry
+    loss = 0.5 * torch.dot(coefficient, diff)
+    coefficients = torch.sparse_csr_tensor(batch.row_pointers, batch.cols, coefficient, pattern.shape,
+                                           check_invariants=False)
+    grad_words = torch.sparse.mm(coefficients, context_vectors)
+    grad_word_biases = torch.segment_reduce(coefficient, "sum", offsets=batch.row_pointers)
+    by_col = coefficient.index_select(0, batch.by_col)
+    transposed = torch.sparse_csr_tensor(batch.col_pointers, batch.rows_by_col, by_col,
+                                         (len(batch.touched_cols), len(word_vectors)), check_invariants=False)
+    grad_contexts = torch.sparse.mm(transposed, word_vectors)
+    grad_context_biases = torch.segment_reduce(by_col, "sum", offsets=batch.col_pointers)
+    return loss, grad_words, grad_contexts, grad_word_biases, grad_context_biases
+
+
+def glove_loss(word_vectors, context_vectors, word_biases, context_biases, rows, cols, counts,
+               x_max: float = 10.0, alpha: float = 0.75):
+    """The GloVe loss of some entries and its gradient with respect to every parameter.
+
+    Args:
+        word_vectors, context_vectors: ``(V, d)``; word_biases, context_biases: ``(V,)``.
+        rows, cols: ``(B,)`` int64, the entries ``(i, j)`` (each pair at most once); counts: ``(B,)`` X_ij > 0.
+
+    Returns:
+        ``loss`` (0-dim) = 1/2 sum f(X_ij) (w_i . w~_j + b_i + b~_j - log X_ij)^2, and the dense
+        gradients ``(V, d)``, ``(V, d)``, ``(V,)``, ``(V,)`` in the order of the arguments.
+    """
+    import torch
+
+    order = torch.from_numpy(np.lexsort((cols.cpu().numpy(), rows.cpu().numpy()))).to(rows.device)
+    rows, cols, counts = rows[order], cols[order], counts[order]
+    batch = _Batch.build(rows, cols, counts.log(), weighting(counts, x_max, alpha))
+    loss, *touched = _loss_and_gradients(word_vectors, context_vectors, word_biases, context_biases, batch)
+    grads = []
+    for parameter, grad, index in zip((word_vectors, context_vectors, word_biases, context_biases), touched,
+                                      (batch.touched_rows, batch.touched_cols) * 2, strict=True):
+        grads.append(torch.zeros_like(parameter).index_copy_(0, index, grad))
+    return (loss, *grads)
+
+
+# --------------------------------------------------------------------------------------- model
+
+
+@dataclass
+class TrainingState:
+    """Where training stands: finished epochs, entries seen, the non-zero entries per epoch, the
+    loss history (entries seen, mean loss per entry of each batch) and the seconds spent training."""
+
+    epochs_done: int = 0
+    entries_done: int = 0
+    entries_per_epoch: int = 0
+    history: list[tuple[int, float]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class GloVe:
+    """A GloVe model over a :class:`~course.vocab.Vocabulary` (built without special tokens).
+
+    Attributes:
+        word_vectors, context_vectors: ``(V, d)`` float32, w and w~.
+        word_biases, context_biases: ``(V,)`` float32, b and b~.
+        gradsq: AdaGrad's accumulators, one tensor of the same shape per parameter, in that order.
+    """
+
+    def __init__(self, vocab: Vocabulary, config: GloVeConfig):
+        import torch
+
+        from .devices import resolve_device
+
+        self.vocab, self.config = vocab, config
+        self.device = resolve_device(config.device)
+        rng = np.random.default_rng(config.seed)
+        size, scale = len(vocab), config.dim + 1
+
+        def uniform(*shape):
+            return torch.from_numpy((rng.random(shape, dtype=np.float32) - 0.5) / scale).to(self.device)
+
+        self.word_vectors = uniform(size, config.dim)
+        self.context_vectors = uniform(size, config.dim)
+        self.word_biases = uniform(size)
+        self.context_biases = uniform(size)
+        self.gradsq = [torch.ones_like(p) for p in self.parameters()]
+        self.state = TrainingState()
+
+    def parameters(self) -> list:
+        """``[word_vectors, context_vectors, word_biases, context_biases]``."""
+        return [self.word_vectors, self.context_vectors, self.word_biases, self.context_biases]
+
+    # -------------------------------------------------------------------------------- results
+
+    def vectors(self):
+        """``(V, d)`` the vectors kept: ``w + w~``, ``w`` or ``w~`` as ``config.vectors`` says."""
+        if self.config.vectors == "word":
+            return self.word_vectors
+        if self.config.vectors == "context":
+            return self.context_vectors
+        return self.word_vectors + self.context_vectors
+
+    def keyed_vectors(self):
+        """The vectors as a gensim ``KeyedVectors``, most frequent word first."""
+        from .vectors import keyed_vectors
+
+        return keyed_vectors(self.vocab.words, self.vectors().float().cpu().numpy())
+
+    def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
+        """Write the vectors in word2vec format (text, or binary), atomically."""
+        from .vectors import save_vectors
+
+        return save_vectors(self.keyed_vectors(), path, binary=binary)
+
+    def loss(self, cooccurrences: sp.csr_matrix, batch_size: int = 65_536) -> float:
+        """Mean loss per non-zero entry of ``cooccurrences`` ``(V, V)`` under the current parameters."""
+        import torch
+
+        total, entries = 0.0, _entries(cooccurrences)
+        with torch.no_grad():
+            for start in range(0, len(entries[0]), batch_size):
+                rows, cols, counts = (torch.from_numpy(a[start:start + batch_size]).to(self.device) for a in entries)
+                dots = (self.word_vectors.index_select(0, rows) * self.context_vectors.index_select(0, cols)).sum(1)
+                diff = dots + self.word_biases[rows] + self.context_biases[cols] - counts.log()
+                weights = weighting(counts, self.config.x_max, self.config.alpha)
+                total += 0.5 * float((weights * diff * diff).sum())
+        return total / max(1, len(entries[0]))
+
+    # ---------------------------------------------------------------------------- checkpoints
+
+    def save_checkpoint(self, path: str | os.PathLike) -> Path:
+        """Save everything needed to resume training (atomically)."""
+        payload = {
+            "format": "course.glove/1",
+            "config": asdict(self.config),
+            "words": self.vocab.words,
+            "counts": self.vocab.counts.tolist(),
+            "parameters": [p.cpu() for p in self.parameters()],
+            "gradsq": [g.cpu() for g in self.gradsq],
+            "state": asdict(self.state),
+        }
+        return write_checkpoint(path, payload)
+
+    @classmethod
+    def load_checkpoint(cls, path: str | os.PathLike, device: str | None = None) -> GloVe:
+        """Load a model saved by :meth:`save_checkpoint` (on ``device``, default: the saved one)."""
+        with checkpoint_errors(path, "GloVe"):
+            payload = read_checkpoint(path, "course.glove/1")
+            config = GloVeConfig(**{**payload["config"], **({"device": device} if device else {})})
+            model = cls(Vocabulary(payload["words"], payload["counts"], specials=()), config)
+            for mine, saved in zip(model.parameters() + model.gradsq, payload["parameters"] + payload["gradsq"],
+                                   strict=True):
+                mine.copy_(saved)
+            state = payload["state"]
+            model.state = TrainingState(state["epochs_done"], state["entries_done"], state["entries_per_epoch"],
+                                        [tuple(item) for item in state["history"]], state["seconds"])
+            return model
+
+    # ------------------------------------------------------------------------------- training
+
+    def cooccurrences(self, corpus) -> sp.csr_matrix:
+        """The ``(V, V)`` co-occurrence counts of ``corpus`` over this model's vocabulary."""
+        ids, offsets = self.vocab.encode_corpus(corpus, unknown="drop")
+        return cooccurrence_counts(ids, offsets, len(self.vocab), self.config.window)
+
+    def train(self, corpus=None, cooccurrences: sp.csr_matrix | None = None, progress: bool = True,
+              checkpoint: str | os.PathLike | None = None, callback=None, callback_seconds: float = 1.0) -> GloVe:
+        """Train until ``config.epochs`` epochs are done (continuing a resumed model).
+
+        Give the ``corpus`` (counted here) or its ``cooccurrences`` ``(V, V)`` (from
+        :func:`cooccurrence_counts`). A checkpoint is written after every epoch when ``checkpoint``
+        is given. ``callback(model)``, if given, is called from the calling thread about every
+        ``callback_seconds`` while training runs (for a live loss curve: ``model.state.history``)
+        and after every epoch.
+
+        Raises:
+            SettingError: no two vocabulary words occur within ``window`` of each other.
+        """
+        import torch
+        from tqdm.auto import tqdm
+
+        from .devices import keep_work_memory
+
+        config = self.config
+        if cooccurrences is None:
+            if corpus is None:
+                raise ValueError("give a corpus or its co-occurrence counts")
+            cooccurrences = self.cooccurrences(corpus)
+        if cooccurrences.shape != (len(self.vocab), len(self.vocab)):
+            raise ValueError(f"co-occurrences of shape {cooccurrences.shape} for a vocabulary of {len(self.vocab)}")
+        entries = _device_entries(cooccurrences, config, self.device)
+        size = len(entries.rows)
+        if size == 0:
+            name = getattr(corpus, "name", "the corpus")
+            raise SettingError(f"corpus {name!r} is too small to train on: no two vocabulary words occur within "
+                               f"window={config.window} of each other in a sentence (min_count={config.min_count})")
+        self.state.entries_per_epoch = size
+        on_cpu = self.device.type == "cpu"
+        threads = config.threads if on_cpu else 1
+        torch_threads = torch.get_num_threads()
+        if on_cpu:
+            keep_work_memory()
+            torch.set_num_threads(1)  # parallelism comes from the Hogwild threads; one thread is deterministic
+        bar = tqdm(total=config.epochs * size, initial=self.state.entries_done, unit="entry", unit_scale=True,
+                   desc="GloVe", disable=not progress)
+        lock, stop = threading.Lock(), threading.Event()
+        failures: list[BaseException] = []
+        pool: list[threading.Thread] = []
+
+        def work_through(epoch, order, starts) -> None:
+            try:
+                with torch.no_grad():
+                    while not stop.is_set():
+                        with lock:
+                            start = next(starts, None)
+                        if start is None:
+                            return
+                        batch = entries.batch(order[start:start + config.batch_size])
+                        loss = self._step(batch)
+                        if not math.isfinite(loss):
+                            raise TrainingDivergedError(
+                                f"training diverged (the loss became {loss}) in epoch {epoch + 1}: use a smaller "
+                                f"lr (now {config.lr}) or batch_size (now {config.batch_size})")
+                        with lock:
+                            self.state.entries_done += len(batch.rows)
+                            self.state.history.append((self.state.entries_done, loss / len(batch.rows)))
+                            bar.set_postfix(loss=f"{loss / len(batch.rows):.4f}", refresh=False)
+                            bar.update(len(batch.rows))
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                failures.append(exc)
+                stop.set()
+
+        try:
+            for epoch in range(self.state.epochs_done, config.epochs):
+                begin = time.perf_counter()
+                order = torch.from_numpy(np.random.default_rng([config.seed, epoch]).permutation(size)).to(self.device)
+                starts = iter(range(0, size, config.batch_size))
+                pool = [threading.Thread(target=work_through, args=(epoch, order, starts), daemon=True)
+                        for _ in range(threads)]
+                for thread in pool:
+                    thread.start()
+                for thread in pool:
+                    while thread.is_alive():
+                        thread.join(timeout=callback_seconds)
+                        if callback is not None:
+                            callback(self)
+                if failures:
+                    raise failures[0]
+                self.state.epochs_done = epoch + 1
+                self.state.seconds += time.perf_counter() - begin
+                if checkpoint is not None:
+                    self.save_checkpoint(checkpoint)
+                if callback is not None:
+                    callback(self)
+        finally:
+            stop.set()  # an exception here (Ctrl-C, a callback's) also ends the workers
+            for thread in pool:
+                thread.join()
+            bar.close()
+            if on_cpu:
+                torch.set_num_threads(torch_threads)
+        return self
+
+    def _step(self, batch: _Batch) -> float:
+        """One AdaGrad step on the rows a batch touches; returns the batch's loss.
+
+        Each touched row adds the square of its scaled step to its accumulator, then moves by the
+        step over the square root of the accumulator. Threads share the parameters without locks
+        (Hogwild): two threads touching the same row at once may, rarely, lose one's update.
+        """
+        loss, *grads = _loss_and_gradients(*self.parameters(), batch)
+        where = (batch.touched_rows, batch.touched_cols, batch.touched_rows, batch.touched_cols)
+        for parameter, gradsq, grad, index in zip(self.parameters(), self.gradsq, grads, where, strict=True):
+            step = grad.mul_(self.config.lr)
+            squared = step * step
+            accumulated = gradsq.index_select(0, index).add_(squared)
+            gradsq.index_add_(0, index, squared)
+            parameter.index_add_(0, index, step.div_(accumulated.sqrt_()), alpha=-1)
+        return float(loss)
+
+
+@dataclass
+class _DeviceEntries:
+    """Every non-zero entry, on the training device, numbered in row order (then column).
+
+    ``rows``, ``cols`` ``(N,)`` int64; ``log_counts``, ``weights`` ``(N,)`` float32: log X and f(X);
+    ``column_rank`` ``(N,)`` int64: each entry's place when the entries are sorted by (column, row).
+    """
+
+    rows: object
+    cols: object
+    log_counts: object
+    weights: object
+    column_rank: object
+
+    def batch(self, numbers) -> _Batch:
+        """A :class:`_Batch` of the entries ``numbers`` ``(B,)`` (any order, no repeats)."""
+        by_row = numbers.sort().values  # entries are numbered in row order, so this sorts them by row
+        by_col = self.column_rank.index_select(0, by_row).argsort()
+        return _Batch.build(*(t.index_select(0, by_row) for t in (self.rows, self.cols, self.log_counts,
+                                                                    self.weights)), by_col)
+
+
+def _device_entries(cooccurrences: sp.csr_matrix, config: GloVeConfig, device) -> _DeviceEntries:
+    """The entries of ``cooccurrences`` with log X and f(X), moved to ``device``."""
+    import torch
+
+    rows, cols, counts = _entries(cooccurrences)
+    column_rank = np.empty(len(rows), dtype=np.int64)
+    column_rank[np.lexsort((rows, cols))] = np.arange(len(rows))
+    arrays = (rows, cols, np.log(counts).astype(np.float32),
+              weighting(counts, config.x_max, config.alpha).astype(np.float32), column_rank)
+    return _DeviceEntries(*(torch.from_numpy(a).to(device) for a in arrays))
+
+
+def _entries(cooccurrences: sp.csr_matrix):
+    """The non-zero entries in row order: rows ``(N,)`` int64, cols ``(N,)`` int64, counts ``(N,)`` float64."""
+    matrix = sp.csr_matrix(cooccurrences)
+    if not matrix.has_canonical_format or (matrix.data == 0).any():
+        matrix = matrix.copy()  # leave the caller's matrix as it was
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()  # a stored zero is no co-occurrence (and has no logarithm)
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    return rows, matrix.indices.astype(np.int64), matrix.data.astype(np.float64)
+
+
+def train_glove(corpus, config: GloVeConfig = GloVeConfig(), progress: bool = True,
+                checkpoint: str | os.PathLike | None = None, resume: bool = False, callback=None) -> GloVe:
+    """Build the vocabulary of ``corpus``, count its co-occurrences and train GloVe on them.
+
+    With ``resume=True`` and an existing ``checkpoint``, training continues from the last finished
+    epoch; a checkpoint is written after every epoch. The settings must be the same, except
+    ``device``, ``threads``, ``vectors`` and ``epochs``: AdaGrad follows no schedule, so a larger
+    ``epochs`` simply trains on.
+    """
+    if resume and checkpoint is not None and Path(checkpoint).is_file():
+        model = GloVe.load_checkpoint(checkpoint, device=config.device)
+        free = {"device", "threads", "vectors", "epochs"}  # they change neither the counts nor the updates' maths
+        saved, wanted = asdict(model.config), asdict(config)
+        changed = [key for key, value in wanted.items() if key not in free and saved[key] != value]
+        if changed:
+            raise SettingError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
+                               "use the same settings to resume, or another checkpoint file")
+        model.config = config
+    else:
+        vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
+                                                                max_size=config.max_vocab, specials=()))
+        model = GloVe(vocab, config)
+    return model.train(corpus, progress=progress, checkpoint=checkpoint, callback=callback)

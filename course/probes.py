@@ -1,0 +1,318 @@
+"""Probes: what ELMo's layers know about a word's sense and its part of speech.
+
+Sense probes read a probe file (``data/probes/*.tsv``; the format is below), embed every
+sentence, and take the target word's vector from each layer. Two figures per layer:
+
+- ``knn_accuracy``: leave-one-out 1-nearest-neighbour sense accuracy: each occurrence takes the
+  sense of its most similar (cosine) other occurrence. When several are equally near, the
+  figure counts the share of them with the right sense (what breaking the tie at random would
+  score on average), so one vector for every occurrence scores exactly chance.
+- ``separation``: the mean cosine similarity of two occurrences with the same sense minus that
+  of two with different senses (0 when the vectors know nothing of the sense).
+
+Always beside two controls: the static vector of the word, and the same biLM untrained. The
+static control is the biLM's own layer 0 (its char-CNN vector of the word): like any static
+vector (word2vec, GloVe) it is one vector for every occurrence, so its figures are those of any
+static vector: chance accuracy and a separation of 0. The untrained control is the biLM with the
+random weights it started from (same seed): what the architecture alone gives, before training.
+
+Probe file format: UTF-8, tab-separated, a header line ``word<TAB>sense<TAB>sentence``, then one
+sentence per line. Sentences are whitespace-tokenised (Chinese already segmented into words) and
+written as the training corpus is (``wiki-en`` is lower case, without punctuation); the target
+word occurs exactly once as a token. Every word needs at least two senses, and every sense at
+least two sentences.
+
+The POS probe trains a linear classifier (logistic regression) per layer to tell each token's
+part-of-speech tag from its vector, on the sentences of a tagged corpus split into training and
+test sentences, beside the most-frequent-tag-per-word baseline.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ProbeFileError, SettingError
+
+HEADER = ("word", "sense", "sentence")
+TIE = 1e-6  # cosines closer than this to the best count as equally near
+
+
+@dataclass(frozen=True)
+class ProbeSentence:
+    """One line of a probe file: ``tokens[position] == word``, used in sense ``sense``."""
+
+    word: str
+    sense: str
+    tokens: tuple[str, ...]
+    position: int
+    line: int
+
+
+def read_probes(path: str | os.PathLike) -> list[ProbeSentence]:
+    """Read and check a probe file.
+
+    Raises:
+        ProbeFileError: a missing or non-UTF-8 file, a wrong header, a line without three
+            tab-separated fields, a sentence where the target word is missing or occurs twice, a
+            word with one sense only, or a sense with one sentence only. The message names the
+            file and the line.
+    """
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise ProbeFileError(f"{path}: no such probe file") from None
+    except IsADirectoryError:
+        raise ProbeFileError(f"{path}: is a folder; give a probe file (word<TAB>sense<TAB>sentence)") from None
+    except UnicodeDecodeError as exc:
+        raise ProbeFileError(f"{path}: not UTF-8 (byte offset {exc.start}); save it as UTF-8") from None
+    lines = text.splitlines()
+    if not lines or tuple(field.strip().lower() for field in lines[0].split("\t")) != HEADER:
+        raise ProbeFileError(f"{path}: line 1 must be the header 'word<TAB>sense<TAB>sentence'")
+    probes = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [field.strip() for field in line.split("\t")]
+        where = f"{path}, line {number}"
+        if len(fields) != 3 or not all(fields):
+            raise ProbeFileError(f"{where}: need three tab-separated fields, word, sense and sentence, "
+                                 f"got {len(fields)} (are the tabs spaces?)")
+        word, sense, sentence = fields
+        tokens = tuple(sentence.split())
+        count = tokens.count(word)
+        if count == 0:
+            raise ProbeFileError(f"{where}: the sentence does not contain the word {word!r} as a token of its own")
+        if count > 1:
+            raise ProbeFileError(f"{where}: the word {word!r} occurs {count} times; it must occur once, "
+                                 "so that the probe knows which occurrence to look at")
+        probes.append(ProbeSentence(word, sense, tokens, tokens.index(word), number))
+    if not probes:
+        raise ProbeFileError(f"{path}: has a header but no sentences")
+    for word, senses in _senses(probes).items():
+        if len(senses) < 2:
+            raise ProbeFileError(f"{path}: the word {word!r} has one sense only ({next(iter(senses))!r}); "
+                                 "a sense probe needs sentences of at least two senses")
+        for sense, count in senses.items():
+            if count < 2:
+                raise ProbeFileError(f"{path}: the word {word!r} has one sentence only for sense {sense!r}; "
+                                     "give at least two per sense")
+    return probes
+
+
+def _senses(probes) -> dict[str, Counter]:
+    senses: dict[str, Counter] = {}
+    for probe in probes:
+        senses.setdefault(probe.word, Counter())[probe.sense] += 1
+    return senses
+
+
+# --------------------------------------------------------------------------------- the figures
+
+
+def cosine_matrix(vectors: np.ndarray) -> np.ndarray:
+    """``(n, D)`` -> ``(n, n)`` cosine similarities."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return unit @ unit.T
+
+
+def sense_probe(vectors: np.ndarray, senses) -> dict:
+    """Leave-one-out 1-NN sense accuracy and within-minus-across-sense mean cosine.
+
+    Args:
+        vectors: ``(n, D)``, one vector per occurrence of the word.
+        senses: ``n`` sense labels.
+
+    Returns:
+        ``{"knn_accuracy": float, "separation": float}``.
+    """
+    senses = np.asarray(senses)
+    similarity = cosine_matrix(vectors)
+    n = len(senses)
+    same = senses[:, None] == senses[None, :]
+    others = ~np.eye(n, dtype=bool)
+    masked = np.where(others, similarity, -np.inf)
+    nearest = masked >= masked.max(axis=1, keepdims=True) - TIE  # (n, n): the tied nearest of each
+    knn = float(((nearest & same).sum(1) / nearest.sum(1)).mean())
+    within = similarity[same & others].mean()
+    across = similarity[~same].mean()
+    return {"knn_accuracy": knn, "separation": float(within - across)}
+
+
+def target_vectors(model, probes: list[ProbeSentence]) -> np.ndarray:
+    """``(L + 1, n, 2 d)``: every layer's vector of the target word in each probe sentence."""
+    embedded = model.embed([probe.tokens for probe in probes])
+    return np.stack([layers[:, probe.position] for layers, probe in zip(embedded, probes, strict=True)], axis=1)
+
+
+def probe_model(model, probes: list[ProbeSentence], untrained=None) -> list[dict]:
+    """The sense probe of every target word, per layer, beside the two controls.
+
+    Args:
+        model: a trained :class:`~course.elmo.model.Elmo`.
+        probes: from :func:`read_probes`.
+        untrained: the untrained control (default ``model.untrained()``).
+
+    Returns:
+        A list over target words (in file order) of ``{"word", "senses": {sense: count},
+        "layers": [{"layer": j, "trained": {...}, "untrained": {...}}], "static": {...}}``, each
+        ``{...}`` being ``{"knn_accuracy", "separation"}``.
+    """
+    untrained = untrained if untrained is not None else model.untrained()
+    trained_vectors = target_vectors(model, probes)
+    untrained_vectors = target_vectors(untrained, probes)
+    results = []
+    for word, senses in _senses(probes).items():
+        rows = [i for i, probe in enumerate(probes) if probe.word == word]
+        labels = [probes[i].sense for i in rows]
+        static = np.repeat(model.token_vectors([word]), len(rows), axis=0)
+        results.append({
+            "word": word,
+            "senses": dict(senses),
+            "layers": [{"layer": j, "trained": sense_probe(trained_vectors[j, rows], labels),
+                        "untrained": sense_probe(untrained_vectors[j, rows], labels)}
+                       for j in range(trained_vectors.shape[0])],
+            "static": sense_probe(static, labels),
+        })
+    return results
+
+
+def format_probe_table(results: list[dict]) -> str:
+    """The probe results as a plain-text table: one row per word and layer, then the static row."""
+    header = ("word", "vectors", "layer", "1-NN trained", "1-NN untrained", "sep. trained", "sep. untrained")
+    rows = [header]
+    for result in results:
+        senses = ", ".join(f"{sense} {count}" for sense, count in result["senses"].items())
+        for entry in result["layers"]:
+            trained, untrained = entry["trained"], entry["untrained"]
+            rows.append((result["word"], "ELMo", str(entry["layer"]), f"{trained['knn_accuracy']:.3f}",
+                         f"{untrained['knn_accuracy']:.3f}", f"{trained['separation']:+.3f}",
+                         f"{untrained['separation']:+.3f}"))
+        static = result["static"]
+        rows.append((result["word"], "static", "-", f"{static['knn_accuracy']:.3f}", "-",
+                     f"{static['separation']:+.3f}", "-"))
+        rows.append((f"  ({senses})", "", "", "", "", "", ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.rjust(w) if i >= 2 else cell.ljust(w) for i, (cell, w) in
+                       enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------- nearest contexts
+
+
+def nearest_contexts(model, tokens, position: int, corpus, layer: int = 2, k: int = 5,
+                     max_occurrences: int = 2_000, seed: int = 1) -> list[dict]:
+    """The corpus sentences whose occurrence of the same word is nearest to one occurrence.
+
+    Like the paper's table for "play": embed ``tokens``, take layer ``layer`` of the word at
+    ``position``, and rank every occurrence of that word in ``corpus`` (at most
+    ``max_occurrences``, drawn at random with ``seed`` when there are more) by cosine similarity.
+
+    Returns:
+        Up to ``k`` dicts, nearest first: ``{"similarity", "sentence" (tokens), "position",
+        "index" (the sentence's number in the corpus)}``.
+    """
+    tokens = list(tokens)
+    word = tokens[position]
+    try:
+        type_id = corpus.types.index(word)
+    except ValueError:
+        return []
+    where = np.flatnonzero(corpus.token_ids == type_id)
+    if len(where) > max_occurrences:
+        where = np.sort(np.random.default_rng(seed).choice(where, max_occurrences, replace=False))
+    sentence_numbers = np.searchsorted(corpus.offsets, where, side="right") - 1
+    positions = where - corpus.offsets[sentence_numbers]
+    unique_numbers, first = np.unique(sentence_numbers, return_inverse=True)
+    sentences = [corpus[int(i)] for i in unique_numbers]
+    embedded = model.embed([tokens, *sentences])
+    query = embedded[0][layer, position]
+    candidates = np.stack([embedded[1 + first[i]][layer, positions[i]] for i in range(len(where))])
+    similarity = cosine_matrix(np.vstack([query, candidates]))[0, 1:]
+    best = np.argsort(-similarity, kind="stable")[:k]
+    return [{"similarity": float(similarity[i]), "sentence": sentences[first[i]], "position": int(positions[i]),
+             "index": int(sentence_numbers[i])} for i in best]
+
+
+# -------------------------------------------------------------------------------- POS probe
+
+
+def most_frequent_tag_accuracy(train: list[list[tuple[str, str]]], test: list[list[tuple[str, str]]]) -> float:
+    """Accuracy on ``test`` of tagging each word with its most frequent tag in ``train`` (words
+    never seen in training get the most frequent tag overall)."""
+    by_word: dict[str, Counter] = {}
+    overall: Counter = Counter()
+    for sentence in train:
+        for word, tag in sentence:
+            by_word.setdefault(word, Counter())[tag] += 1
+            overall[tag] += 1
+    default = overall.most_common(1)[0][0]
+    guesses = {word: counts.most_common(1)[0][0] for word, counts in by_word.items()}
+    pairs = [(guesses.get(word, default), tag) for sentence in test for word, tag in sentence]
+    return float(np.mean([guess == tag for guess, tag in pairs]))
+
+
+def pos_probe(model, corpus, num_sentences: int = 2_000, test_share: float = 0.2, seed: int = 1,
+              untrained=None, max_iter: int = 300) -> dict:
+    """Part-of-speech probe per layer on a tagged corpus (``peoples-daily-zh``).
+
+    ``num_sentences`` sentences are drawn at random (``seed``) and split by sentence: a share
+    ``test_share`` for testing, the rest for training. For each layer a logistic regression
+    (scikit-learn, on standardised vectors) learns the tag of each token from its vector; the
+    same is done for the untrained control (``untrained``, default ``model.untrained()``; pass
+    ``False`` to skip it).
+
+    Returns:
+        ``{"layers": [{"layer": j, "trained": accuracy, "untrained": accuracy or None}],
+        "most_frequent_tag": accuracy, "train_tokens", "test_tokens", "tags"}``.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if corpus.tag_ids is None:
+        raise SettingError(f"corpus {corpus.name!r} has no part-of-speech tags: use peoples-daily-zh")
+    rng = np.random.default_rng(seed)
+    count = min(num_sentences, corpus.num_sentences)
+    chosen = rng.choice(corpus.num_sentences, count, replace=False)
+    num_test = max(1, round(count * test_share))
+    test_numbers, train_numbers = chosen[:num_test], chosen[num_test:]
+    train = [corpus.tagged_sentence(int(i)) for i in train_numbers]
+    test = [corpus.tagged_sentence(int(i)) for i in test_numbers]
+    train_tags = np.asarray([tag for sentence in train for _, tag in sentence])
+    test_tags = np.asarray([tag for sentence in test for _, tag in sentence])
+
+    def features(elmo, sentences):
+        embedded = elmo.embed([[word for word, _ in sentence] for sentence in sentences])
+        return np.concatenate(embedded, axis=1)  # (L + 1, tokens, 2 d)
+
+    def accuracies(elmo):
+        train_x, test_x = features(elmo, train), features(elmo, test)
+        scores = []
+        for j in range(train_x.shape[0]):
+            classifier = make_pipeline(StandardScaler(), LogisticRegression(max_iter=max_iter))
+            classifier.fit(train_x[j], train_tags)
+            scores.append(float((classifier.predict(test_x[j]) == test_tags).mean()))
+        return scores
+
+    trained = accuracies(model)
+    if untrained is False:
+        control = [None] * len(trained)
+    else:
+        control = accuracies(untrained if untrained is not None else model.untrained())
+    return {
+        "layers": [{"layer": j, "trained": a, "untrained": b} for j, (a, b) in enumerate(zip(trained, control,
+                                                                                             strict=True))],
+        "most_frequent_tag": most_frequent_tag_accuracy(train, test),
+        "train_tokens": len(train_tags),
+        "test_tokens": len(test_tags),
+        "tags": sorted(set(train_tags.tolist())),
+    }

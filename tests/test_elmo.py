@@ -1,0 +1,358 @@
+"""ELMo: shapes and masks, what each direction may see, the scalar mix, the char-CNN, training,
+resuming, the model file and the command line. Tiny models, so the whole file runs in seconds."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from course.corpus import from_sentences
+from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
+from course.elmo.batching import LanguageModelData
+from course.elmo.bilm import reverse_within_lengths
+from course.errors import ModelFileError, SettingError
+from course.vocab import Vocabulary, VocabularyConfig
+
+# PyTorch says once that projected LSTMs skip oneDNN on the CPU: expected, see course/elmo/bilm.py
+pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
+
+TINY = ElmoConfig(min_count=1, max_characters=12, char_dim=4, filters=((1, 4), (2, 4), (3, 8)), projection_dim=8,
+                  lstm_dim=16, dropout=0.1, epochs=10, batch_tokens=120, lr=2e-2, heldout_every=5,
+                  checkpoint_every=4, device="cpu", threads=1)
+NOUNS = "cat dog bird fish horse cow".split()
+VERBS = "sees likes eats finds".split()
+
+
+def toy_corpus(num_sentences=160, seed=0):
+    """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN', with a pattern a biLM can learn."""
+    rng = np.random.default_rng(seed)
+    sentences = []
+    for _ in range(num_sentences):
+        first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
+        sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
+    return from_sentences(sentences, name="toy")
+
+
+def tiny_bilm(seed=0, **overrides):
+    config = ElmoConfig(**{**TINY.to_dict(), "dropout": 0.0, **overrides})
+    characters = CharacterVocabulary.from_words("abcdefghijklmnopqrstuvwxyz", max_characters=config.max_characters)
+    return BiLM(config, len(characters), 30, seed=seed).eval(), characters
+
+
+def states_of(bilm, characters, sentences):
+    char_ids, mask = characters.encode_sentences(sentences)
+    with torch.no_grad():
+        return bilm(torch.from_numpy(char_ids), torch.from_numpy(mask))
+
+
+# ------------------------------------------------------------------------------ shapes and masks
+
+
+def test_shapes_and_mask():
+    bilm, characters = tiny_bilm()
+    states = states_of(bilm, characters, [["a", "cat"], ["the", "big", "dog", "runs"]])
+    assert states.tokens.shape == (2, 6, 8)
+    assert len(states.forward) == len(states.backward) == 2
+    assert all(h.shape == (2, 6, 8) for h in states.forward + states.backward)
+    assert states.mask.tolist() == [[True] * 4 + [False] * 2, [True] * 6]
+
+
+def test_padding_never_changes_a_real_token():
+    bilm, characters = tiny_bilm()
+    short = ["a", "cat", "sat"]
+    alone = states_of(bilm, characters, [short])
+    padded = states_of(bilm, characters, [short, ["a", "much", "longer", "sentence", "than", "that", "one"]])
+    n = len(short) + 2
+    for a, b in zip([alone.tokens, *alone.forward, *alone.backward],
+                    [padded.tokens, *padded.forward, *padded.backward], strict=True):
+        torch.testing.assert_close(a[0, :n], b[0, :n], rtol=1e-5, atol=1e-6)
+
+
+def test_reverse_within_lengths_keeps_padding_in_place():
+    mask = torch.tensor([[True, True, True, False], [True, True, True, True]])
+    index = reverse_within_lengths(mask)
+    assert index.tolist() == [[2, 1, 0, 3], [3, 2, 1, 0]]
+    x = torch.arange(8).view(2, 4)
+    assert torch.equal(x.gather(1, index).gather(1, index), x)
+
+
+def test_forward_lm_never_sees_the_future_and_backward_lm_never_the_past():
+    bilm, characters = tiny_bilm()
+    sentence = ["the", "cat", "sat", "on", "a", "mat"]
+    k = 3  # change word k; with <bos> it sits at position k + 1
+    changed = sentence[:k] + ["zebra"] + sentence[k + 1:]
+    a, b = states_of(bilm, characters, [sentence]), states_of(bilm, characters, [changed])
+    position = k + 1
+    for j in range(2):
+        torch.testing.assert_close(a.forward[j][0, :position], b.forward[j][0, :position])
+        assert not torch.allclose(a.forward[j][0, position], b.forward[j][0, position])
+        torch.testing.assert_close(a.backward[j][0, position + 1:], b.backward[j][0, position + 1:])
+        assert not torch.allclose(a.backward[j][0, position], b.backward[j][0, position])
+
+
+def test_no_prediction_sees_the_word_it_predicts():
+    """The loss of predicting the word at one position has no gradient with respect to that
+    position's own token vector, in either direction."""
+    bilm, characters = tiny_bilm()
+    char_ids, mask = characters.encode_sentences([["the", "cat", "sat", "on", "a", "mat"]])
+    char_ids, mask = torch.from_numpy(char_ids), torch.from_numpy(mask)
+    targets = torch.randint(4, 30, mask.shape)
+    position = 3
+    for direction in (0, 1):
+        x = bilm.token_encoder(char_ids).detach().requires_grad_(True)
+        original = bilm.token_encoder.forward
+        bilm.token_encoder.forward = lambda _ids, x=x: x
+        try:
+            nll = bilm.negative_log_likelihoods(bilm(char_ids, mask), targets)[direction]
+        finally:
+            bilm.token_encoder.forward = original
+        # forward_nll[:, k] predicts position k + 1, backward_nll[:, k] predicts position k
+        column = position - 1 if direction == 0 else position
+        (grad,) = torch.autograd.grad(nll[0, column], x)
+        assert grad[0, position].abs().max() == 0
+        assert grad[0, position - 1 if direction == 0 else position + 1].abs().max() > 0
+
+
+def test_loss_counts_both_directions_and_every_word():
+    bilm, characters = tiny_bilm()
+    char_ids, mask = characters.encode_sentences([["a", "cat"], ["the", "big", "dog", "runs"]])
+    char_ids, mask = torch.from_numpy(char_ids), torch.from_numpy(mask)
+    targets = torch.randint(4, 30, mask.shape)
+    loss, forward_sum, backward_sum = bilm.loss(char_ids, mask, targets)
+    forward_nll, backward_nll = bilm.negative_log_likelihoods(bilm(char_ids, mask), targets)
+    assert (forward_nll[0, 3:] == 0).all() and (forward_nll[0, :3] > 0).all()
+    predictions = 3 + 5  # n + 1 per sentence and direction
+    torch.testing.assert_close(loss, (forward_sum + backward_sum) / predictions)
+    log_p = torch.log_softmax(bilm.softmax(bilm(char_ids, mask).forward[-1][1, 0]), dim=-1)
+    torch.testing.assert_close(forward_nll[1, 0], -log_p[targets[1, 1]])
+
+
+@pytest.mark.parametrize("softmax", ["full", "adaptive"])
+def test_softmax_is_a_distribution(softmax):
+    bilm, _ = tiny_bilm(softmax=softmax, adaptive_cutoffs=(8, 16))
+    assert bilm.adaptive == (softmax == "adaptive")
+    hidden = torch.randn(5, 8)
+    log_p = bilm.log_probabilities(hidden)
+    torch.testing.assert_close(log_p.exp().sum(-1), torch.ones(5))
+    targets = torch.tensor([0, 3, 9, 17, 29])
+    torch.testing.assert_close(bilm.target_log_probabilities(hidden, targets), log_p[torch.arange(5), targets])
+
+
+# ------------------------------------------------------------------------------- scalar mix
+
+
+def test_scalar_mix_weights_sum_to_one_and_gradients_reach_s_and_gamma():
+    mix = ScalarMix(3, initial_weights=[0.5, -1.0, 2.0], initial_gamma=0.7)
+    assert mix.weights.sum().item() == pytest.approx(1.0)
+    layers = torch.randn(3, 2, 4, 6)
+    out = mix(layers)
+    expected = 0.7 * sum(w * layer for w, layer in zip(torch.softmax(torch.tensor([0.5, -1.0, 2.0]), 0), layers,
+                                                       strict=True))
+    torch.testing.assert_close(out, expected)
+    out.pow(2).sum().backward()
+    assert mix.scalar_parameters.grad is not None and mix.scalar_parameters.grad.abs().sum() > 0
+    assert mix.gamma.grad is not None and mix.gamma.grad.abs() > 0
+
+
+def test_scalar_mix_layer_norm_ignores_padding():
+    mix = ScalarMix(2, layer_norm=True)
+    layers = torch.randn(2, 1, 5, 4)
+    mask = torch.tensor([[True, True, True, False, False]])
+    padded = layers.clone()
+    padded[:, :, 3:] = 1e6
+    torch.testing.assert_close(mix(layers, mask)[:, :3], mix(padded, mask)[:, :3])
+    with pytest.raises(ValueError, match="3 layers"):
+        ScalarMix(3)(layers)
+
+
+# ------------------------------------------------------------------------------- token encoder
+
+
+def test_char_cnn_output_does_not_depend_on_padding_length():
+    config = ElmoConfig(**{**TINY.to_dict(), "filters": [(1, 4), (3, 4), (5, 8)]})
+    words = ["a", "cat", "characters", "包袱"]
+    vocab = CharacterVocabulary.from_words(["".join(words)], max_characters=12)
+    encoder = TokenEncoder(config, len(vocab)).eval()
+    rows = torch.from_numpy(vocab.encode(words))
+    wide = torch.cat([rows, torch.zeros(len(words), 30, dtype=torch.long)], dim=1)
+    with torch.no_grad():
+        torch.testing.assert_close(encoder(rows), encoder(wide))
+        torch.testing.assert_close(encoder(rows)[1], encoder(rows[1:2])[0])
+
+
+def test_characters_marks_truncation_and_chinese():
+    vocab = CharacterVocabulary.from_words(["abc", "包袱"], max_characters=5)
+    row = vocab.word_row("abcabc")
+    assert row[0] == 2 and row[-1] == 3 and len(row) == 5  # <bow> ... <eow>, cut to 3 characters
+    assert vocab.word_row("包袱")[1:3].tolist() == [vocab.char_to_id["包"], vocab.char_to_id["袱"]]
+    assert vocab.word_row("x")[1] == 1  # an unseen character
+    char_ids, mask = vocab.encode_sentences([["abc"], ["a", "b", "c"]])
+    assert char_ids.shape == (2, 5, 5) and mask.sum(1).tolist() == [3, 5]
+
+
+# ------------------------------------------------------------------------------- training
+
+
+def test_batches_group_sentences_of_equal_length_and_split_long_ones():
+    corpus = from_sentences([["w"] * n for n in (1, 2, 2, 3, 9, 3, 1)], name="lengths")
+    words = Vocabulary.from_counts({"w": 5}, VocabularyConfig(min_count=1))
+    data = LanguageModelData(corpus.types, corpus.token_ids, corpus.offsets, words,
+                             CharacterVocabulary.from_words(["w"]), max_length=4)
+    assert data.num_split == 1
+    assert sorted(data.lengths().tolist()) == [1, 1, 1, 2, 2, 3, 3, 4, 4]
+    groups = data.batches(batch_tokens=12, rng=np.random.default_rng(0))
+    assert sorted(np.concatenate(groups).tolist()) == list(range(data.num_sentences))
+    for group in groups:
+        widths = data.lengths()[group] + 2
+        assert len(group) == 1 or len(group) * widths.max() <= 12
+    batch = data.batch(groups[0])
+    assert batch.predictions == batch.mask[:, 1:].sum().item()
+    assert batch.targets[0, 0] == words.bos_id
+
+
+def test_loss_falls_and_heldout_perplexity_is_measured():
+    model = train_elmo(toy_corpus(), TINY, progress=False)
+    losses = [entry["loss"] for entry in model.state.history]
+    assert losses[-1] < 0.5 * losses[0]
+    assert [entry["epoch"] for entry in model.state.heldout] == list(range(1, 11))
+    last = model.state.heldout[-1]
+    assert last["forward"] < 4 and last["backward"] < 4  # the 13 words are far from equally likely
+    assert model.state.finished and model.state.tokens == 10 * 5 * 128
+
+
+def test_checkpoint_resume_continues_to_the_same_loss(tmp_path):
+    corpus = toy_corpus(80)
+    whole = train_elmo(corpus, TINY, progress=False)
+    path = tmp_path / "elmo.ckpt"
+    first = train_elmo(corpus, TINY, progress=False, checkpoint=path, max_steps=10)
+    assert first.state.step == 10 and not first.state.finished
+    resumed = train_elmo(corpus, TINY, progress=False, checkpoint=path, resume=True)
+    assert resumed.state.step == whole.state.step and resumed.state.finished
+    assert resumed.state.history[-1]["loss"] == pytest.approx(whole.state.history[-1]["loss"], rel=1e-5)
+    assert resumed.state.heldout[-1]["forward"] == pytest.approx(whole.state.heldout[-1]["forward"], rel=1e-5)
+    for a, b in zip(whole.bilm.parameters(), resumed.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    other = ElmoConfig(**{**TINY.to_dict(), "lstm_dim": 32})
+    with pytest.raises(ModelFileError, match="lstm_dim"):
+        train_elmo(corpus, other, progress=False, checkpoint=path, resume=True)
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train_elmo(toy_corpus(), TINY, progress=False)
+
+
+def test_embed_gives_three_layers_and_the_same_vectors_in_any_batch(trained):
+    sentences = [["the", "cat", "sees", "a", "dog"], ["a", "fish"], ["the", "cow", "eats", "a", "zebra", "today"]]
+    vectors = trained.embed(sentences)
+    assert [v.shape for v in vectors] == [(3, 5, 16), (3, 2, 16), (3, 6, 16)]
+    np.testing.assert_array_equal(vectors[0][0, :, :8], vectors[0][0, :, 8:])  # layer 0 duplicated
+    np.testing.assert_allclose(trained.embed([sentences[0]])[0], vectors[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(vectors[0][0, 1], trained.token_vectors(["cat"])[0], rtol=1e-5, atol=1e-6)
+    assert not np.allclose(vectors[0][2, 1], trained.embed([["a", "cat", "likes", "the", "fish"]])[0][2, 1])
+
+
+def test_untrained_model_is_the_starting_point(trained):
+    fresh = trained.untrained()
+    again = Elmo(trained.config, trained.words, trained.characters)
+    for a, b in zip(fresh.bilm.parameters(), again.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b)
+    assert not torch.allclose(next(fresh.bilm.parameters()), next(trained.bilm.parameters()))
+
+
+def test_perplexity_and_sampling(trained):
+    measured = trained.perplexity([["the", "cat", "sees", "a", "dog"]])
+    assert measured["predictions"] == 6 and 1 < measured["forward"] < 10
+    sentences = trained.sample(4, max_length=8, seed=3)
+    assert sentences == trained.sample(4, max_length=8, seed=3)
+    assert all(0 < len(s) <= 8 and set(s) <= set(trained.words.words[4:]) for s in sentences)
+
+
+def test_model_file_round_trip_and_bad_files(trained, tmp_path):
+    path = trained.save(tmp_path / "elmo.pt")
+    loaded = Elmo.load(path)
+    sentence = [["the", "dog", "likes", "a", "bird"]]
+    np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
+    assert loaded.state.heldout == trained.state.heldout
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(ModelFileError, match="truncated"):
+        Elmo.load(truncated)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(ModelFileError, match="not an ELMo model file"):
+        Elmo.load(other)
+    with pytest.raises(ModelFileError, match="no such model file"):
+        Elmo.load(tmp_path / "missing.pt")
+
+
+# ------------------------------------------------------------------------------- settings
+
+
+def test_presets_and_nonsense_settings():
+    assert preset("cpu").preset == "cpu" and preset("gpu").lstm_dim > preset("cpu").lstm_dim
+    assert preset("cpu", epochs=1).epochs == 1
+    with pytest.raises(SettingError, match="unknown ELMo preset"):
+        preset("tpu")
+    with pytest.raises(SettingError, match="unknown ELMo setting"):
+        preset("cpu", layers=3)
+    with pytest.raises(SettingError, match="lstm_dim"):
+        ElmoConfig(lstm_dim=64, projection_dim=128)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
+def test_cuda_without_a_gpu_is_refused():
+    with pytest.raises(SettingError, match="no CUDA GPU"):
+        train_elmo(toy_corpus(20), ElmoConfig(**{**TINY.to_dict(), "device": "cuda"}), progress=False)
+    with pytest.raises(SettingError, match="needs a CUDA GPU"):
+        train_elmo(toy_corpus(20), ElmoConfig(**{**TINY.to_dict(), "precision": "bf16"}), progress=False)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("precision", ["auto", "bf16", "fp32"])
+def test_training_on_cuda_in_mixed_precision(precision):
+    config = ElmoConfig(**{**TINY.to_dict(), "device": "cuda", "precision": precision})
+    model = train_elmo(toy_corpus(), config, progress=False)
+    assert model.device.type == "cuda"
+    losses = [entry["loss"] for entry in model.state.history]
+    assert losses[-1] < 0.5 * losses[0] and model.state.heldout[-1]["forward"] < 4
+    sentences = [["the", "cat", "sees", "a", "dog"], ["a", "fish"]]
+    on_cpu = Elmo(model.config, model.words, model.characters, device="cpu")
+    on_cpu.bilm.load_state_dict(model.bilm.state_dict())
+    for a, b in zip(model.embed(sentences), on_cpu.embed(sentences), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-4)
+
+
+# ------------------------------------------------------------------------------- command line
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, "COURSE_CACHE": str(cwd / "cache")}, timeout=300)
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_command_line_trains_and_refuses_bad_input(tmp_path):
+    text = tmp_path / "toy.txt"
+    text.write_text("\n".join(" ".join(s) + "." for s in toy_corpus(60)) + "\n", encoding="utf-8")
+    out = tmp_path / "elmo.pt"
+    result = run("train", "elmo", "--corpus", text, "--preset", "cpu", "--epochs", "1", "--min-count", "1",
+                 "--out", out, "--quiet", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "held-out perplexity" in result.stderr
+    assert Elmo.load(out).config.epochs == 1
+
+    assert_one_line_error(run("train", "elmo", "--corpus", text, "--device", "cuda", "--out", tmp_path / "x.pt",
+                              cwd=tmp_path), "cuda")
+    assert not (tmp_path / "x.pt").exists()
+    assert_one_line_error(run("train", "elmo", "--corpus", text, "--out", tmp_path, cwd=tmp_path), "folder")
