@@ -23,3 +23,12 @@ def private_cache(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("COURSE_CACHE", str(cache))
     return cache
+
+
+def assert_one_line_error(result, *fragments):
+    """A command-line run that failed as a user's mistake should: exit status 2, one line on stderr."""
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 import torch
+from conftest import assert_one_line_error
 
 from course.corpus import from_sentences
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
@@ -332,14 +333,6 @@ def test_training_on_cuda_in_mixed_precision(precision):
 def run(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
                           env={**os.environ, "COURSE_CACHE": str(cwd / "cache")}, timeout=300)
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 def test_command_line_trains_and_refuses_bad_input(tmp_path):

@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 
 from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
@@ -178,14 +179,6 @@ def test_most_frequent_tag_baseline_and_pos_probe(toy):
 def run(*args):
     return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
                           env=dict(os.environ), timeout=300)
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.returncode == 2, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
 
 
 def test_probe_command_table_json_and_bad_input(toy, tmp_path):
