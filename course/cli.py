@@ -313,7 +313,7 @@ def make_parser() -> argparse.ArgumentParser:
     elmo = models.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
     elmo.add_argument("--corpus", required=True, metavar="NAME|PATH")
     elmo.add_argument("--preset", choices=("cpu", "gpu"), default="cpu",
-                      help="cpu: about 10 minutes on wiki-en on 2 cores; gpu: the paper's small ELMo in shape")
+                      help="cpu: about 12 minutes on wiki-en on 2 cores; gpu: the paper's small ELMo in shape")
     elmo.add_argument("--epochs", type=_positive_int, default=None, help="default: the preset's")
     elmo.add_argument("--min-count", type=_positive_int, default=None,
                       help="softmax vocabulary: words seen this often (default: the preset's, 5)")

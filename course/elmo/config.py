@@ -16,8 +16,8 @@ Presets (``preset("cpu")``, ``preset("gpu")``), measured by ``benchmarks/elmo_th
 - ``cpu``: for ``wiki-en`` on a 2-core CPU (3 epochs; token vectors of 128, LSTMs of 512 cells
   projected to 128, a char-CNN of 352 filters; 3.4 million weights on wiki-en). Measured on a 2-core CPU
   shared with other work (load about 5): 890 tokens/s, and after 10 minutes (1.2 epochs) a
-  held-out perplexity of 427 forward and 424 backward. From the CPU time it used, an idle 2-core
-  CPU runs about 2,000 tokens/s: the 3 epochs in about 11 minutes. It uses the adaptive softmax
+  held-out perplexity of 427 forward and 424 backward. On an idle 2-core CPU: 1,800 tokens/s,
+  the 3 epochs in about 12 minutes, and held-out perplexity 571 / 560 after the first 80 s. It uses the adaptive softmax
   although wiki-en's 8,900 words would fit a full one: on a CPU the full softmax takes about a
   third of every step, and over the first 60 steps the adaptive one trained 1.5 times faster to
   the same held-out perplexity (596 against 602).
@@ -132,7 +132,7 @@ class ElmoConfig:
 
 
 PRESETS: dict[str, ElmoConfig] = {
-    # wiki-en on a 2-core CPU in about 10 minutes (see the module's docstring)
+    # wiki-en on a 2-core CPU in about 12 minutes (see the module's docstring)
     "cpu": ElmoConfig(softmax="adaptive", preset="cpu"),
     # The shape of the paper's small ELMo; mixed precision and cuDNN LSTMs on CUDA.
     "gpu": ElmoConfig(max_characters=50, char_dim=16,
