@@ -224,6 +224,15 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _vectors_output_arguments(sub: argparse.ArgumentParser) -> None:
+    """The flags every static-vector trainer shares: where its vectors go, its checkpoint, and quiet."""
+    sub.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
+    sub.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
+    sub.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
+    sub.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    sub.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m course", description="Word Vectors, Hands-On")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -281,11 +290,7 @@ def make_parser() -> argparse.ArgumentParser:
     w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     w2v.add_argument("--batch-size", type=int, default=None,
                      help="pairs (skip-gram) or windows (CBOW) per update (default 512 on a CPU, more on a GPU)")
-    w2v.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
-    w2v.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
-    w2v.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
-    w2v.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
-    w2v.add_argument("--quiet", action="store_true", help="no progress bar")
+    _vectors_output_arguments(w2v)
     w2v.set_defaults(handler=train_word2vec_command)
 
     glove = models.add_parser("glove", help="GloVe: weighted least squares on log co-occurrence counts")
@@ -303,11 +308,7 @@ def make_parser() -> argparse.ArgumentParser:
     glove.add_argument("--threads", type=int, default=2)
     glove.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     glove.add_argument("--batch-size", type=int, default=65_536, help="non-zero entries per AdaGrad step")
-    glove.add_argument("--out", required=True, help="vectors file to write (word2vec format)")
-    glove.add_argument("--binary", action="store_true", help="binary word2vec format instead of text")
-    glove.add_argument("--checkpoint", default=None, help="save the training state here after every epoch")
-    glove.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
-    glove.add_argument("--quiet", action="store_true", help="no progress bars")
+    _vectors_output_arguments(glove)
     glove.set_defaults(handler=train_glove_command)
 
     elmo = models.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
