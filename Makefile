@@ -31,7 +31,7 @@ course: setup
 	$(BIN)/python -m course build --profile $(PROFILE)
 
 lab: setup
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf build

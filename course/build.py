@@ -3,7 +3,9 @@
 For each ``notebooks/NN_*.ipynb``, papermill executes it with the chosen profile into
 ``build/notebooks/``, nbconvert renders it to HTML beside it, its figures are saved under
 ``build/figures/``, and its headline numbers (see :mod:`course.report`) are collected.
-``build/index.html`` links all of it, with the time each notebook took.
+``build/index.html`` links all of it, with the time each notebook took, and opens with the teacher's
+table: which ideas each notebook covers, its assignments, and its student version (written to
+``build/assignments/`` by :func:`course.assignments.write_student_versions`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
 from .paths import atomic_path, build_dir, project_root
 from .report import HEADLINE_MIME
 from .settings import resolve_profile
@@ -34,6 +37,9 @@ class NotebookRun:
     figures: list[Path] = field(default_factory=list)
     headlines: list[dict] = field(default_factory=list)
     error: str | None = None
+    ideas: list[str] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    student: Path | None = None
 
 
 def notebook_paths(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
@@ -50,6 +56,17 @@ def _title(notebook) -> str:
                 if line.startswith("# "):
                     return line[2:].strip()
     return ""
+
+
+def ideas_of(notebook) -> list[str]:
+    """The notebook's section headings (``## 3 · Negative sampling`` gives ``Negative sampling``)."""
+    ideas = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("## ") and "exercises" not in line.lower():
+                    ideas.append(line[3:].split("·", 1)[-1].strip())
+    return ideas
 
 
 def _collect(notebook, stem: str, figures_dir: Path) -> tuple[list[Path], list[dict]]:
@@ -108,14 +125,20 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
     profile = resolve_profile(profile)
     out = Path(out) if out is not None else build_dir()
     (out / "models").mkdir(parents=True, exist_ok=True)
+    students = {path.name: path for path in write_student_versions(out / "assignments", notebooks)}
+    print(f"wrote {len(students)} student notebooks to {out / 'assignments'}", flush=True)
     runs = []
     for source in notebook_paths(notebooks, only):
         print(f"running {source.name} ({profile}) ...", flush=True)
         run = run_notebook(source, out, profile)
         print(f"  {run.seconds:6.1f} s  {'FAILED: ' + run.error if run.error else 'ok'}", flush=True)
+        teacher = read_notebook(source)
+        run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
+        run.student = students.get(source.name)
         runs.append(run)
     write_index(runs, out, profile)
-    summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error,
+    summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error, "ideas": r.ideas,
+                "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
     with atomic_path(out / "summary.json") as temporary:
         temporary.write_text(json.dumps({"profile": profile, "notebooks": summary}, indent=2, ensure_ascii=False),
@@ -133,7 +156,34 @@ section h2 { margin: 0 0 0.3em 0; font-size: 1.25em; }
 table { border-collapse: collapse; margin: 0.5em 0; } td, th { padding: 2px 12px 2px 0; text-align: left; }
 td.value { text-align: right; font-variant-numeric: tabular-nums; }
 .figures img { height: 140px; margin: 4px; border: 1px solid #eee; }
+table.teacher td, table.teacher th { vertical-align: top; border-bottom: 1px solid #eee; padding: 4px 12px 4px 0; }
+table.teacher ul { margin: 0; padding-left: 1.1em; }
 """
+
+
+def _teacher_table(runs: list[NotebookRun], out: Path) -> list[str]:
+    """The teacher's overview: ideas, assignments, run time and student version of every notebook."""
+    total = sum(a.points for run in runs for a in run.assignments)
+    count = sum(len(run.assignments) for run in runs)
+    parts = ["<section><h2>For teachers</h2>",
+             f"<p>{count} assignments, {total:g} points. Hand out the student versions in "
+             "<code>assignments/</code> (solutions replaced by <code>raise NotImplementedError()</code>, hidden "
+             "tests removed; the same cells as <code>nbgrader generate_assignment</code>); each assignment has a "
+             "check the student runs, which says what is wrong. Grade a returned notebook with "
+             "<code>python -m course grade NOTEBOOK.ipynb</code>: it runs the notebook in a fresh kernel with the "
+             "hidden tests put back and prints the points per assignment. The times are this build's.</p>",
+             "<table class='teacher'><tr><th>notebook</th><th>ideas</th><th>assignments (points)</th>"
+             "<th>time to run</th><th>student version</th></tr>"]
+    for run in runs:
+        ideas = "".join(f"<li>{html.escape(idea)}</li>" for idea in run.ideas)
+        tasks = "".join(f"<li>{html.escape(a.title)} ({a.points:g})</li>" for a in run.assignments) or "none"
+        student = (f"<a href='{html.escape(str(run.student.relative_to(out)))}'>{html.escape(run.student.name)}</a>"
+                   if run.student else "")
+        parts.append(f"<tr><td>{html.escape(run.title)}</td><td><ul>{ideas}</ul></td>"
+                     f"<td>{'<ul>' + tasks + '</ul>' if run.assignments else tasks}</td>"
+                     f"<td class='value'>{run.seconds:.1f} s</td><td>{student}</td></tr>")
+    parts.append("</table></section>")
+    return parts
 
 
 def write_index(runs: list[NotebookRun], out: Path, profile: str) -> Path:
@@ -144,6 +194,7 @@ def write_index(runs: list[NotebookRun], out: Path, profile: str) -> Path:
              f"<style>{STYLE}</style></head><body>",
              "<h1>Word Vectors, Hands-On</h1>",
              f"<p class='meta'>Profile <b>{profile}</b> · built {stamp} · {len(runs)} notebooks in {total:.0f} s</p>"]
+    parts.extend(_teacher_table(runs, out))
     for run in runs:
         link = lambda path: html.escape(str(path.relative_to(out)))  # noqa: E731
         title = html.escape(run.title)

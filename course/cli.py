@@ -9,6 +9,8 @@
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
     python -m course probe --model elmo.pt --probes data/probes/en_polysemy.tsv [--json OUT]
     python -m course build [--profile full|smoke]
+    python -m course assignments [--out build/assignments]
+    python -m course grade NOTEBOOK.ipynb [--timeout 120] [--json OUT]
 
 Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
 line on standard error and exit with status 2.
@@ -190,7 +192,8 @@ def train_glove_command(args) -> int:
 
     config = GloVeConfig(dim=args.dim, window=args.window, min_count=args.min_count, x_max=args.x_max,
                          alpha=args.alpha, epochs=args.epochs, lr=args.lr, vectors=args.vectors, seed=args.seed,
-                         threads=args.threads, device=args.device, batch_size=args.batch_size)
+                         threads=args.threads, device=args.device, batch_size=args.batch_size,
+                         across_sentences=args.across_sentences)
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
@@ -212,6 +215,35 @@ def build(args) -> int:
     for run in failed:
         print(f"error: {run.name} failed: {run.error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def assignments_command(args) -> int:
+    from .assignments import course_assignments, write_student_versions
+
+    written = write_student_versions(out=args.out, notebooks=args.notebooks)
+    found = course_assignments(args.notebooks)
+    rows = [("notebook", "assignments", "points")]
+    for path in written:
+        items = found.get(path.name, [])
+        rows.append((path.name, ", ".join(a.id for a in items) or "-", _format_value(sum(a.points for a in items))))
+    print(_table(rows))
+    print(f"wrote {len(written)} student notebooks to {written[0].parent}", file=sys.stderr)
+    return 0
+
+
+def grade_command(args) -> int:
+    from .grading import grade_notebook
+
+    report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source)
+    rows = [("assignment", "points", "score", "result")]
+    rows += [(r.id, f"{r.points:g}", f"{r.score:g}", r.reason) for r in report.results]
+    rows.append(("total", f"{report.points:g}", f"{report.score:g}",
+                 f"{report.seconds:.0f} s, {report.profile} profile"))
+    print(f"{report.notebook}: {report.score:g} of {report.points:g} points")
+    print(_table(rows))
+    if args.json:
+        _write_json(report.to_json(), args.json)
+    return 0
 
 
 # --------------------------------------------------------------------------------------- parser
@@ -308,6 +340,8 @@ def make_parser() -> argparse.ArgumentParser:
     glove.add_argument("--threads", type=int, default=2)
     glove.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     glove.add_argument("--batch-size", type=int, default=65_536, help="non-zero entries per AdaGrad step")
+    glove.add_argument("--across-sentences", action="store_true",
+                       help="let windows run across sentence ends, as cooccur.c does on a file of whole documents")
     _vectors_output_arguments(glove)
     glove.set_defaults(handler=train_glove_command)
 
@@ -340,6 +374,21 @@ def make_parser() -> argparse.ArgumentParser:
     builder.add_argument("--notebooks", type=Path, default=None, help="default: notebooks/")
     builder.add_argument("--only", default=None, help="run only notebooks whose name contains this")
     builder.set_defaults(handler=build)
+
+    assigner = commands.add_parser("assignments", help="write the student version of every notebook")
+    assigner.add_argument("--out", type=Path, default=None, help="default: build/assignments/")
+    assigner.add_argument("--notebooks", type=Path, default=None, help="the teacher's notebooks; default: notebooks/")
+    assigner.set_defaults(handler=assignments_command)
+
+    grader = commands.add_parser("grade", help="run a student's notebook and score each assignment")
+    grader.add_argument("notebook", type=Path, help="the filled-in student notebook (it is never changed)")
+    grader.add_argument("--timeout", type=_positive_int, default=120, help="seconds a cell may run (default 120)")
+    grader.add_argument("--profile", choices=("full", "smoke"), default="smoke",
+                        help="the profile the notebook runs with (default smoke: the checks need no more)")
+    grader.add_argument("--source", type=Path, default=None,
+                        help="the teacher's notebooks, for the grade cells and hidden tests; default: notebooks/")
+    grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
+    grader.set_defaults(handler=grade_command)
     return parser
 
 

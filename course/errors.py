@@ -63,3 +63,11 @@ class ModelFileError(CourseError, ValueError):
 
 class ProbeFileError(CourseError, ValueError):
     """A probe file (``word<TAB>sense<TAB>sentence``) is missing or has a malformed line."""
+
+
+class NotebookFileError(CourseError, ValueError):
+    """A notebook file is missing, not valid JSON, or not a Jupyter notebook."""
+
+
+class AssignmentMarkerError(CourseError, ValueError):
+    """An assignment marker (``### BEGIN SOLUTION`` and the like) without its partner, or in the wrong cell."""

@@ -77,6 +77,9 @@ class GloVeConfig:
     threads: int = 2
     device: str = "auto"
     batch_size: int = 65_536  # non-zero entries per update
+    # False: a window stops at the end of its sentence. True: the corpus is one stream of words and
+    # windows run across sentence ends, as cooccur.c counts a file whose lines are whole documents.
+    across_sentences: bool = False
 
     def __post_init__(self):
         def finite_positive(value) -> bool:
@@ -384,6 +387,8 @@ class GloVe:
     def cooccurrences(self, corpus) -> sp.csr_matrix:
         """The ``(V, V)`` co-occurrence counts of ``corpus`` over this model's vocabulary."""
         ids, offsets = self.vocab.encode_corpus(corpus, unknown="drop")
+        if self.config.across_sentences:
+            offsets = np.array([0, len(ids)])
         return cooccurrence_counts(ids, offsets, len(self.vocab), self.config.window)
 
     def train(self, corpus=None, cooccurrences: sp.csr_matrix | None = None, progress: bool = True,

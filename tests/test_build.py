@@ -4,6 +4,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.build import build_course
+from tests.test_assignments import DOUBLE, DOUBLE_CHECK
 
 
 def _notebook(path, cells):
@@ -24,7 +25,11 @@ def test_build_runs_notebooks_and_writes_an_index(tmp_path):
                       "%matplotlib inline\n"
                       "PROFILE = course.resolve_profile(PROFILE)\n"
                       "course.headline('Profile seen', PROFILE)\ncourse.headline('Answer', 42)"),
+        new_markdown_cell("## 1 · Doubling numbers\nText."),
+        DOUBLE,
+        DOUBLE_CHECK,
         new_code_cell("plt.plot([1, 2, 3]); plt.show()"),
+        new_markdown_cell("## Exercises"),
     ])
     _notebook(source / "01_bad.ipynb", [new_markdown_cell("# 01 · Broken"), new_code_cell("1 / 0")])
     out = tmp_path / "build"
@@ -38,3 +43,9 @@ def test_build_runs_notebooks_and_writes_an_index(tmp_path):
     assert "figures/00_good-01.png" in index and "notebooks/00_good.html" in index
     assert (out / "notebooks" / "00_good.html").is_file()
     assert not list(out.rglob("*.part"))
+    # The teacher's table: ideas, assignments with points, time, and the student version beside it.
+    assert "For teachers" in index and "Doubling numbers" in index and "double (1)" in index
+    assert "assignments/00_good.ipynb" in index and "Exercises</li>" not in index
+    student = nbformat.read(out / "assignments" / "00_good.ipynb", as_version=4)
+    assert any("raise NotImplementedError()" in cell.source for cell in student.cells)
+    assert good.ideas == ["Doubling numbers"] and [a.id for a in good.assignments] == ["double"]

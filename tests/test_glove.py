@@ -55,6 +55,20 @@ def test_cooccurrence_counts_equal_a_plain_loop():
     assert counts[dog, vocab["mat"]] == 0  # "dog" ends one sentence, "cat mat" is the next: no pair across
 
 
+def test_across_sentences_counts_the_corpus_as_one_stream():
+    sentences = ["the cat sat".split(), "a dog and a cat".split(), "dog".split(), "cat mat".split()]
+    corpus = from_sentences(sentences, name="small")
+    across = GloVe(Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=1, specials=())),
+                   GloVeConfig(dim=4, window=3, min_count=1, across_sentences=True))
+    within = GloVe(across.vocab, dataclasses.replace(across.config, across_sentences=False))
+    stream = [[word for sentence in sentences for word in sentence]]
+    expected = _reference_counts(stream, across.vocab.word_to_id, len(across.vocab), 3)
+    np.testing.assert_allclose(across.cooccurrences(corpus).toarray(), expected, rtol=1e-12)
+    dog, mat = across.vocab["dog"], across.vocab["mat"]
+    assert across.cooccurrences(corpus)[dog, mat] == pytest.approx(1 / 2)  # "dog" ends a sentence, "cat mat" next
+    assert within.cooccurrences(corpus)[dog, mat] == 0
+
+
 def test_cooccurrence_counts_of_random_text_equal_a_plain_loop():
     rng = np.random.default_rng(3)
     ids = rng.zipf(1.6, size=3000).clip(1, 40).astype(np.int32) - 1
@@ -266,6 +280,12 @@ def test_command_line_exit_status_and_vectors_file(tmp_path, private_cache):
     assert "wrote 16 vectors of 8 dimensions" in result.stderr
     kv = KeyedVectors.load_word2vec_format(str(out))
     assert kv.vector_size == 8 and set(animals) <= set(kv.index_to_key)
+    within = result.stderr
+    result = subprocess.run([*command, "--across-sentences"], capture_output=True, text=True, env=environment,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    non_zeros = [int(text.split("(")[1].split()[0].replace(",", "")) for text in (within, result.stderr)]
+    assert non_zeros[1] > non_zeros[0]  # pairs across sentence ends are counted too
     result = subprocess.run([*command[:command.index("--dim")], "--dim", "0", "--out", str(tmp_path / "no.txt")],
                             capture_output=True, text=True, env=environment, timeout=300)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1

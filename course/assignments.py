@@ -1,0 +1,228 @@
+"""The assignments inside the notebooks, and the student versions made from them.
+
+The notebooks mark their assignments the way nbgrader does, so a teacher can use either this module
+or nbgrader itself:
+
+- a **solution cell** (cell metadata ``nbgrader.solution = true``) holds the code a student writes,
+  between a ``### BEGIN SOLUTION`` and a ``### END SOLUTION`` line;
+- a **grade cell** (``nbgrader.grade = true``, with ``points`` and a ``grade_id``) right after its
+  solution cells calls the check of :mod:`course.checks`; lines between ``### BEGIN HIDDEN TESTS``
+  and ``### END HIDDEN TESTS`` are the teacher's and are removed from the student's copy.
+
+An assignment is a grade cell together with the solution cells since the previous grade cell; its
+name is the grade cell's ``grade_id`` without the ``_check`` suffix.
+
+The student version of a notebook (:func:`student_version`) has every solution region replaced by
+``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at the region's indentation, every hidden-test
+region removed and every output cleared: the same cells ``nbgrader generate_assignment`` writes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import AssignmentMarkerError, NotebookFileError
+from .paths import atomic_path, build_dir, project_root
+
+BEGIN_SOLUTION = "BEGIN SOLUTION"
+END_SOLUTION = "END SOLUTION"
+BEGIN_HIDDEN_TESTS = "BEGIN HIDDEN TESTS"
+END_HIDDEN_TESTS = "END HIDDEN TESTS"
+CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+TEXT_STUB = "YOUR ANSWER HERE"
+GRADE_SUFFIX = "_check"
+
+TITLES = {
+    "negative_sampling_loss": "The negative-sampling loss and its gradients",
+    "noise_distribution": "The noise distribution: unigram counts to the power 3/4",
+    "keep_probabilities": "Subsampling: the probability of keeping a word",
+    "huffman_code": "The Huffman code of a small vocabulary",
+    "glove_weighting": "GloVe's weighting function f(x)",
+    "glove_loss": "GloVe's weighted least-squares loss",
+    "analogy_3cosadd": "Analogy search with 3CosAdd",
+    "sense_knn_accuracy": "The 1-nearest-neighbour sense probe",
+    "scalar_mix": "ScalarMix: a learned mixture of the layers",
+}
+"""A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment of one notebook: where its cells are and what it is worth."""
+
+    id: str
+    notebook: str
+    points: float
+    solution_cells: tuple[int, ...]
+    grade_cell: int
+
+    @property
+    def title(self) -> str:
+        return TITLES.get(self.id, self.id.replace("_", " "))
+
+    @property
+    def cells(self) -> tuple[int, ...]:
+        return (*self.solution_cells, self.grade_cell)
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def read_notebook(path: str | Path):
+    """The notebook at ``path`` as an ``nbformat`` node; one clear line if it is missing or not a notebook."""
+    import nbformat
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise NotebookFileError(f"{path}: no such notebook") from None
+    except UnicodeDecodeError as exc:
+        raise NotebookFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotebookFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") \
+            from None
+    try:
+        return nbformat.reads(text, as_version=4)
+    except Exception as exc:  # nbformat's own reader errors (not a notebook at all)
+        raise NotebookFileError(f"{path}: not a Jupyter notebook ({str(exc).strip().splitlines()[0]})") from None
+
+
+def notebook_paths(folder: str | Path | None = None) -> list[Path]:
+    """The course's notebooks in order: ``NN_*.ipynb`` in ``folder`` (default ``notebooks/``)."""
+    folder = Path(folder) if folder is not None else project_root() / "notebooks"
+    return sorted(folder.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_solution_cell(cell) -> bool:
+    return bool(_nbgrader(cell).get("solution"))
+
+
+def is_grade_cell(cell) -> bool:
+    return bool(_nbgrader(cell).get("grade"))
+
+
+def marker_regions(source: str, begin: str, end: str, where: str) -> list[tuple[int, int]]:
+    """Line ranges ``[first, last]`` of the ``begin`` ... ``end`` regions of ``source``; bad nesting raises."""
+    regions, start = [], None
+    for number, line in enumerate(source.split("\n")):
+        if begin in line:
+            if start is not None:
+                raise AssignmentMarkerError(f"{where}: a second '### {begin}' before '### {end}'")
+            start = number
+        elif end in line:
+            if start is None:
+                raise AssignmentMarkerError(f"{where}: '### {end}' without '### {begin}' before it")
+            regions.append((start, number))
+            start = None
+    if start is not None:
+        raise AssignmentMarkerError(f"{where}: '### {begin}' has no '### {end}'")
+    return regions
+
+
+def check_markers(notebook, name: str = "notebook") -> None:
+    """Raise :class:`AssignmentMarkerError` naming the cell when a marker is unmatched or misplaced."""
+    for index, cell in enumerate(notebook.cells):
+        where = f"{name}, cell {index}"
+        solutions = marker_regions(cell.source, BEGIN_SOLUTION, END_SOLUTION, where)
+        hidden = marker_regions(cell.source, BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS, where)
+        if solutions and not is_solution_cell(cell):
+            raise AssignmentMarkerError(f"{where}: a solution region in a cell not marked as a solution cell "
+                                        "(nbgrader metadata 'solution': true)")
+        if hidden and not is_grade_cell(cell):
+            raise AssignmentMarkerError(f"{where}: hidden tests in a cell not marked as a grade cell "
+                                        "(nbgrader metadata 'grade': true)")
+
+
+def find_assignments(notebook, name: str = "notebook") -> list[Assignment]:
+    """The assignments of ``notebook`` in order (markers are checked first)."""
+    check_markers(notebook, name)
+    assignments, pending, seen = [], [], set()
+    for index, cell in enumerate(notebook.cells):
+        if is_solution_cell(cell) and not is_grade_cell(cell):
+            pending.append(index)
+        elif is_grade_cell(cell):
+            grade_id = str(_nbgrader(cell).get("grade_id") or f"cell_{index}")
+            assignment_id = grade_id.removesuffix(GRADE_SUFFIX)
+            if assignment_id in seen:
+                raise AssignmentMarkerError(f"{name}, cell {index}: a second grade cell for '{assignment_id}'")
+            seen.add(assignment_id)
+            assignments.append(Assignment(assignment_id, name, float(_nbgrader(cell).get("points", 0)),
+                                          tuple(pending), index))
+            pending = []
+    if pending:
+        raise AssignmentMarkerError(f"{name}, cell {pending[0]}: a solution cell with no grade cell after it")
+    return assignments
+
+
+# --------------------------------------------------------------------------- student versions
+
+
+def _replace_regions(source: str, begin: str, end: str, stub: str | None) -> str:
+    """``source`` with every ``begin``..``end`` region replaced by ``stub`` (indented as the marker), or cut."""
+    kept, inside = [], False
+    for line in source.split("\n"):
+        if begin in line:
+            inside = True
+            if stub is not None:
+                indent = re.match(r"\s*", line).group(0)
+                kept.extend(indent + stub_line for stub_line in stub.split("\n"))
+        elif end in line:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def student_version(notebook, name: str = "notebook"):
+    """A copy of ``notebook`` as a student receives it: solutions stubbed, hidden tests cut, outputs empty."""
+    check_markers(notebook, name)
+    student = copy.deepcopy(notebook)
+    for cell in student.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        stub = CODE_STUB if cell.cell_type == "code" else TEXT_STUB
+        if BEGIN_SOLUTION in cell.source:
+            cell.source = _replace_regions(cell.source, BEGIN_SOLUTION, END_SOLUTION, stub)
+        elif is_solution_cell(cell):
+            cell.source = stub
+        if BEGIN_HIDDEN_TESTS in cell.source:
+            cell.source = _replace_regions(cell.source, BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS, None)
+    return student
+
+
+def write_student_versions(out: str | Path | None = None, notebooks: str | Path | None = None) -> list[Path]:
+    """Write the student version of every notebook into ``out`` (default ``build/assignments``).
+
+    Every notebook is read and checked before anything is written, and each file is written whole
+    or not at all, so a bad marker leaves ``out`` as it was.
+    """
+    import nbformat
+
+    out = Path(out) if out is not None else build_dir() / "assignments"
+    sources = notebook_paths(notebooks)
+    if not sources:
+        raise NotebookFileError(f"{Path(notebooks) if notebooks else 'notebooks/'}: no NN_*.ipynb notebooks")
+    versions = [(source.name, student_version(read_notebook(source), source.name)) for source in sources]
+    written = []
+    for file_name, notebook in versions:
+        with atomic_path(out / file_name) as temporary:
+            nbformat.write(notebook, str(temporary))
+        written.append(out / file_name)
+    return written
+
+
+def course_assignments(notebooks: str | Path | None = None) -> dict[str, list[Assignment]]:
+    """The assignments of every course notebook, by notebook file name (notebooks without any included)."""
+    return {path.name: find_assignments(read_notebook(path), path.name) for path in notebook_paths(notebooks)}

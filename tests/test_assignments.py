@@ -1,0 +1,221 @@
+"""Solution markers, student versions, and agreement with nbgrader's generate_assignment."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from course.assignments import (
+    CODE_STUB,
+    TITLES,
+    check_markers,
+    course_assignments,
+    find_assignments,
+    notebook_paths,
+    student_version,
+    write_student_versions,
+)
+from course.errors import AssignmentMarkerError
+from tests.conftest import assert_one_line_error
+
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+REQUIRED = {"negative_sampling_loss", "keep_probabilities", "huffman_code", "glove_weighting", "glove_loss",
+            "analogy_3cosadd", "scalar_mix", "sense_knn_accuracy"}
+
+
+def solution_cell(grade_id, source):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": False, "solution": True, "locked": False, "grade_id": grade_id,
+                                 "schema_version": 3, "task": False}
+    return cell
+
+
+def grade_cell(grade_id, source, points=1):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": points,
+                                 "grade_id": f"{grade_id}_check", "schema_version": 3, "task": False}
+    return cell
+
+
+def toy_notebook(*cells):
+    notebook = new_notebook(cells=[new_markdown_cell("# A toy assignment"), *cells])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return notebook
+
+
+DOUBLE = solution_cell("double", "def double(v):\n    \"\"\"Twice v.\"\"\"\n    ### BEGIN SOLUTION\n"
+                                 "    return 2 * v\n    ### END SOLUTION\n\nprint('defined')")
+DOUBLE_CHECK = grade_cell("double", "assert double(2) == 4\n### BEGIN HIDDEN TESTS\nassert double(-3) == -6\n"
+                                    "### END HIDDEN TESTS\nprint('checked')")
+
+
+def test_student_version_stubs_solutions_at_their_indentation_and_cuts_hidden_tests():
+    notebook = toy_notebook(new_code_cell("x = 1"), DOUBLE, DOUBLE_CHECK)
+    notebook.cells[2].outputs = [nbformat.v4.new_output("stream", text="defined\n")]
+    notebook.cells[2].execution_count = 3
+    student = student_version(notebook)
+    assert student.cells[2].source == ("def double(v):\n    \"\"\"Twice v.\"\"\"\n    # YOUR CODE HERE\n"
+                                       "    raise NotImplementedError()\n\nprint('defined')")
+    assert student.cells[3].source == "assert double(2) == 4\nprint('checked')"
+    assert student.cells[1].source == "x = 1"
+    assert student.cells[2].outputs == [] and student.cells[2].execution_count is None
+    assert notebook.cells[2].outputs, "the teacher's notebook itself is left as it was"
+    assert "return 2 * v" in notebook.cells[2].source
+
+
+def test_a_solution_cell_without_markers_becomes_the_stub():
+    notebook = toy_notebook(solution_cell("free", "answer = 42"), grade_cell("free", "assert answer == 42"))
+    assert student_version(notebook).cells[1].source == CODE_STUB
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def f():\n    ### BEGIN SOLUTION\n    return 1", "has no '### END SOLUTION'"),
+    ("def f():\n    return 1\n    ### END SOLUTION", "without '### BEGIN SOLUTION'"),
+    ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "a second '### BEGIN SOLUTION'"),
+])
+def test_unmatched_solution_markers_name_the_cell(source, message):
+    notebook = toy_notebook(solution_cell("f", source), grade_cell("f", "f()"))
+    with pytest.raises(AssignmentMarkerError, match="cell 1") as caught:
+        student_version(notebook, "toy.ipynb")
+    assert message in str(caught.value) and "toy.ipynb" in str(caught.value)
+
+
+def test_markers_outside_marked_cells_are_refused():
+    loose = toy_notebook(new_code_cell("### BEGIN SOLUTION\nx = 1\n### END SOLUTION"))
+    with pytest.raises(AssignmentMarkerError, match="not marked as a solution cell"):
+        check_markers(loose)
+    hidden = toy_notebook(new_code_cell("### BEGIN HIDDEN TESTS\nassert True\n### END HIDDEN TESTS"))
+    with pytest.raises(AssignmentMarkerError, match="not marked as a grade cell"):
+        check_markers(hidden)
+
+
+def test_assignments_group_solution_cells_with_the_grade_cell_after_them():
+    notebook = toy_notebook(new_code_cell("x = 1"), DOUBLE, DOUBLE_CHECK,
+                            solution_cell("triple_a", "a = 3"), solution_cell("triple_b", "b = a"),
+                            grade_cell("triple", "assert b == 3", points=2))
+    found = find_assignments(notebook, "toy.ipynb")
+    assert [(a.id, a.solution_cells, a.grade_cell, a.points) for a in found] == [
+        ("double", (2,), 3, 1.0), ("triple", (4, 5), 6, 2.0)]
+    with pytest.raises(AssignmentMarkerError, match="no grade cell after it"):
+        find_assignments(toy_notebook(DOUBLE), "toy.ipynb")
+
+
+def test_the_course_has_every_assignment_once_with_a_title():
+    found = [a for items in course_assignments().values() for a in items]
+    ids = [a.id for a in found]
+    assert len(ids) == len(set(ids))
+    assert REQUIRED <= set(ids)
+    assert set(ids) <= set(TITLES), "every assignment has a title for the teacher's page"
+    for assignment in found:
+        assert assignment.points > 0 and assignment.solution_cells
+
+
+def test_marker_strings_appear_only_in_marked_cells():
+    for path in notebook_paths():
+        notebook = nbformat.read(path, as_version=4)
+        check_markers(notebook, path.name)
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                assert not any(marker in cell.source for marker in MARKERS), path.name
+
+
+def test_student_versions_hold_no_solution_and_no_hidden_test(tmp_path):
+    written = write_student_versions(out=tmp_path)
+    assert [p.name for p in written] == [p.name for p in notebook_paths()]
+    for path in written:
+        student = nbformat.read(path, as_version=4)
+        teacher = nbformat.read(Path("notebooks") / path.name, as_version=4)
+        assert len(student.cells) == len(teacher.cells)
+        for mine, theirs in zip(student.cells, teacher.cells, strict=True):
+            assert not any(marker in mine.source for marker in MARKERS)
+            if mine.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                assert "# YOUR CODE HERE\n" in mine.source and "raise NotImplementedError()" in mine.source
+            elif not mine.get("metadata", {}).get("nbgrader", {}).get("grade"):
+                assert mine.source == theirs.source
+            if mine.cell_type == "code":
+                assert mine.outputs == [] and mine.execution_count is None
+
+
+def test_the_command_writes_every_student_notebook(tmp_path):
+    out = tmp_path / "assignments"
+    result = subprocess.run([sys.executable, "-m", "course", "assignments", "--out", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.glob("*.ipynb")) == [p.name for p in notebook_paths()]
+    assert "negative_sampling_loss" in result.stdout
+
+
+def test_a_bad_marker_is_one_line_and_nothing_is_written(tmp_path):
+    source = tmp_path / "teacher"
+    source.mkdir()
+    nbformat.write(toy_notebook(DOUBLE, DOUBLE_CHECK), str(source / "01_good.ipynb"))
+    nbformat.write(toy_notebook(solution_cell("f", "### BEGIN SOLUTION\nx = 1"), grade_cell("f", "x")),
+                   str(source / "02_bad.ipynb"))
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "course", "assignments", "--notebooks", str(source),
+                             "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert_one_line_error(result, "02_bad.ipynb, cell 1")
+    assert not out.exists() or not any(out.iterdir())
+
+
+def nbgrader_release(notebooks: list[Path], root: Path) -> Path:
+    """``nbgrader generate_assignment`` on copies of ``notebooks``; the folder of its student versions."""
+    source = root / "source" / "ps"
+    source.mkdir(parents=True)
+    for path in notebooks:
+        shutil.copy(path, source / path.name)
+    bin_dir = Path(sys.executable).parent  # nbgrader runs alembic from there
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    result = subprocess.run([str(bin_dir / "nbgrader"), "generate_assignment", "ps", "--force"], cwd=root,
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return root / "release" / "ps"
+
+
+def test_student_versions_are_the_cells_nbgrader_generates(tmp_path):
+    pytest.importorskip("nbgrader")
+    toy = tmp_path / "toy"
+    toy.mkdir()
+    nbformat.write(toy_notebook(new_code_cell("x = 1"), DOUBLE, DOUBLE_CHECK,
+                                solution_cell("free", "answer = 42"), grade_cell("free", "assert answer == 42")),
+                   str(toy / "00_toy.ipynb"))
+    sources = [*notebook_paths(), toy / "00_toy.ipynb"]
+    released = nbgrader_release(sources, tmp_path / "nbgrader")
+    ours = tmp_path / "ours"
+    write_student_versions(out=ours)
+    write_student_versions(out=ours, notebooks=toy)
+    for path in sources:
+        theirs = nbformat.read(released / path.name, as_version=4)
+        mine = nbformat.read(ours / path.name, as_version=4)
+        assert [(c.cell_type, c.source) for c in mine.cells] == [(c.cell_type, c.source) for c in theirs.cells], \
+            path.name
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda path: path.stem)
+def test_each_student_version_runs_up_to_its_first_assignment_and_stops_there(path, monkeypatch):
+    """Smoke profile, a fresh kernel: the first error is the first check's NotImplementedError, and nothing else."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    teacher = nbformat.read(path, as_version=4)
+    student = student_version(teacher, path.name)
+    found = find_assignments(teacher, path.name)
+    if not found:  # nothing to answer: the student's notebook is the one nbval runs
+        assert [c.source for c in student.cells] == [c.source for c in teacher.cells]
+        return
+    first = found[0]
+    student.cells = student.cells[: first.grade_cell + 1]
+    monkeypatch.setenv("COURSE_PROFILE", "smoke")
+    client = NotebookClient(student, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    with pytest.raises(CellExecutionError) as caught:
+        client.execute()
+    assert caught.value.ename == "NotImplementedError", str(caught.value)[-2000:]
+    failed = [i for i, cell in enumerate(student.cells)
+              if any(output.get("output_type") == "error" for output in cell.get("outputs", []))]
+    assert failed == [first.grade_cell]
