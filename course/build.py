@@ -65,7 +65,7 @@ def ideas_of(notebook) -> list[str]:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
                 if line.startswith("## ") and "exercises" not in line.lower():
-                    ideas.append(line[3:].split("·", 1)[-1].strip())
+                    ideas.append(line[3:].split("·", 1)[-1].strip().replace("`", ""))
     return ideas
 
 
