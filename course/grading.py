@@ -206,6 +206,16 @@ def _scan(notebook, name: str) -> list[Assignment]:
     return assignments
 
 
+def _expected_assignments(source, name: str) -> list[Assignment]:
+    """The teacher's assignments of this notebook (their order and points count), or none if unknown."""
+    if source is None:
+        return []
+    try:
+        return find_assignments(source, name)
+    except AssignmentMarkerError:
+        return []
+
+
 def _unreadable_report(path: Path, reason: str, profile: str, source_dir: Path | None) -> GradeReport:
     """Every assignment of the course notebook of that name, failed with ``reason``; else re-raise."""
     source = _source_notebook(path.name, source_dir)
@@ -236,7 +246,9 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         return _unreadable_report(path, str(exc), profile, source_dir)
     assignments = _scan(notebook, path.name)
     broken = _marker_failures(notebook, assignments)
-    teacher = _teacher_grade_cells(_source_notebook(path.name, source_dir))
+    source = _source_notebook(path.name, source_dir)
+    teacher = _teacher_grade_cells(source)
+    expected = _expected_assignments(source, path.name)
     for assignment in assignments:
         cell = notebook.cells[assignment.grade_cell]
         grade_id = str(cell.metadata["nbgrader"].get("grade_id"))
@@ -264,9 +276,15 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                     failures.setdefault(owner[index], outcome.failure)
         finally:
             runner.stop()
+    found = {assignment.id: assignment for assignment in assignments}
     results = []
-    for assignment in assignments:
+    for assignment in expected or assignments:
+        points = assignment.points  # the teacher's, when the course has this notebook
+        if assignment.id not in found:
+            results.append(AssignmentResult(assignment.id, assignment.title, points, 0.0, False,
+                                            "its grade cell is not in the notebook"))
+            continue
         reason = failures.get(assignment.id)
-        results.append(AssignmentResult(assignment.id, assignment.title, assignment.points,
-                                        0.0 if reason else assignment.points, reason is None, reason or "passed"))
+        results.append(AssignmentResult(assignment.id, assignment.title, points, 0.0 if reason else points,
+                                        reason is None, reason or "passed"))
     return GradeReport(path.name, profile, time.perf_counter() - start, results)

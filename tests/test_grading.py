@@ -59,6 +59,12 @@ def test_hidden_tests_come_back_and_an_edited_check_does_not_count(tmp_path):
     report = grade_notebook(path, timeout=30, source_dir=teacher.parent)
     assert scores(report) == {"double": 0, "triple": 2}
     assert reasons(report)["double"].startswith("cell 2: AssertionError")
+    # Points come from the teacher's notebook, and a deleted grade cell scores nothing.
+    student.cells[4].metadata["nbgrader"]["points"] = 100
+    del student.cells[2]
+    report = grade_notebook(write(student, path), timeout=30, source_dir=teacher.parent)
+    assert scores(report) == {"double": 0, "triple": 2} and report.points == 3
+    assert reasons(report)["double"] == "its grade cell is not in the notebook"
 
 
 def test_a_cell_that_runs_forever_or_kills_the_kernel_fails_only_its_assignment(tmp_path):
