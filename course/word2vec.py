@@ -19,7 +19,10 @@ gradients, gathered with ``index_select`` and applied with ``scatter_add_``. Ski
 window's words one by one against its centre word, as word2vec.c does, with one difference: the k
 noise words are drawn once per window and shared by its pairs, so that the output vectors of a
 window are fetched and updated once rather than once per pair (about three times faster, with
-vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). On the CPU, ``threads``
+vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). With hierarchical softmax
+a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps``,
+skip-gram damps each node's summed step to at most a quarter of a Newton step (``Word2Vec._step``),
+which keeps the vectors improving over many epochs. On the CPU, ``threads``
 Python threads train different chunks at once on the shared tables ("Hogwild", as word2vec.c and
 gensim do); one thread and one seed give identical vectors every time.
 """
@@ -69,6 +72,10 @@ class Word2VecConfig:
     # sampling and 1,024 with hierarchical softmax, whose top nodes take a summed step from every
     # example of a batch and diverge beyond that.
     batch_size: int | None = None
+    # Skip-gram with hierarchical softmax only: scale each tree node's summed step in a batch down to
+    # at most a quarter of a Newton step. Closes most of the gap to gensim after many epochs, at about
+    # three quarters of the speed; off by default.
+    damp_tree_steps: bool = False
 
     def __post_init__(self):
         checks = [
@@ -456,7 +463,16 @@ class Word2Vec:
         """One SGD step on a batch of windows: contexts ``(B, 2w)`` (-1 padded), centres ``(B,)``,
         negatives ``(B, k)``. Skip-gram trains each context word on its own against the centre word
         (the window shares its k noise words); CBOW trains their mean. Returns the mean loss per
-        training example if ``need_loss``."""
+        training example if ``need_loss``.
+
+        With skip-gram and hierarchical softmax, the nodes near the root of the tree lie on almost
+        every path, so one batch sums the steps of hundreds of examples on them, all taken from the
+        same stale vector. Late in training, when the word vectors are long, that sum overshoots
+        where word2vec.c's one-pair-at-a-time steps would correct each other, and the vectors come
+        out worse after many epochs. With ``config.damp_tree_steps`` a node's summed step is scaled
+        down to at most a quarter of a Newton step on the batch's loss (see :func:`_damped_shares`);
+        nodes with few examples in the batch, and every node early on, when the vectors are short,
+        keep their plain sum."""
         import torch
 
         batch, width = contexts.shape
@@ -490,8 +506,15 @@ class Word2Vec:
                 hidden, node_rows, codes, path_mask if hidden.dim() == 2 else inputs * path_mask.unsqueeze(1),
                 need_loss)
             on_path = path_mask.reshape(-1).nonzero().squeeze(1)
-            _scatter_add(self.inner_node_vectors, points.reshape(-1).index_select(0, on_path),
-                         grad_nodes.view(-1, dim).index_select(0, on_path), -lr)
+            node_ids = points.reshape(-1).index_select(0, on_path)
+            node_grads = grad_nodes.view(-1, dim).index_select(0, on_path)
+            node_lr = lr
+            if self.config.arch == "skipgram" and self.config.damp_tree_steps:
+                # each path entry sums the steps of its window's context words
+                sq_norms = (hidden.square().sum(2) * inputs.view(batch, width)).sum(1)  # (B,)
+                sq_norms = sq_norms.repeat_interleave(longest).index_select(0, on_path)
+                node_lr = lr * _damped_shares(node_ids, sq_norms, self.inner_node_vectors.shape[0], lr).unsqueeze(1)
+            _scatter_add(self.inner_node_vectors, node_ids, node_grads, -node_lr)
         # With CBOW every context word takes the whole error of the mean, as word2vec.c and gensim
         # do (the exact gradient would divide it by the number of context words).
         if self.config.arch == "cbow":
@@ -514,11 +537,28 @@ class Word2Vec:
         return self._tree_tensors
 
 
-def _scatter_add(table, index, rows, alpha: float) -> None:
+def _damped_shares(index, sq_norms, size: int, lr: float):
+    """``(n,)`` factors min(1, 1 / (lr * sum_e |h_e|^2)) that keep each row's summed step small.
+
+    ``index`` ``(n,)``: the table row (of ``size``) of each of n updates in a batch; ``sq_norms``
+    ``(n,)``: the sum of |h|^2 over the examples each update holds, so that sum_e runs over all the
+    examples with inputs h_e that update a row u. The curvature of the batch's loss along u is at
+    most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of lr times the scaled gradient sum goes at most a
+    quarter of a Newton step. (Allowing a whole Newton step helped less at 20 epochs in
+    ``benchmarks/word2vec_vs_gensim.py``.)
+    """
+    import torch
+
+    step_curvature = torch.zeros(size, dtype=sq_norms.dtype, device=sq_norms.device).index_add_(0, index, sq_norms)
+    return step_curvature.mul_(lr).index_select(0, index).clamp_(min=1).reciprocal_()
+
+
+def _scatter_add(table, index, rows, alpha) -> None:
     """``table[index[i]] += alpha * rows[i]`` for every i, repeated indices summed (in place).
 
-    ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place). ``scatter_add_``
-    is used rather than ``index_add_``: on the CPU it costs far less per index.
+    ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place); ``alpha`` a
+    number, or ``(n, 1)``: one factor per row. ``scatter_add_`` is used rather than ``index_add_``:
+    on the CPU it costs far less per index.
     """
     table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows.mul_(alpha))
 

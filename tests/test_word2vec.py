@@ -106,14 +106,15 @@ def _topics(seed=0, sentences=300):
     return from_sentences(text, name="topics"), animals, tools
 
 
-@pytest.mark.parametrize("arch,loss", [("skipgram", "neg"), ("cbow", "neg"), ("skipgram", "hs"), ("cbow", "hs")])
-def test_planted_topics_are_learned_and_loss_falls(arch, loss, monkeypatch):
+@pytest.mark.parametrize("arch,loss,damp", [("skipgram", "neg", False), ("cbow", "neg", False),
+                                            ("skipgram", "hs", False), ("cbow", "hs", False), ("skipgram", "hs", True)])
+def test_planted_topics_are_learned_and_loss_falls(arch, loss, damp, monkeypatch):
     import course.word2vec
 
     monkeypatch.setattr(course.word2vec, "CHUNK_WORDS", 500)  # many loss readings per epoch
     corpus, animals, tools = _topics()
     config = Word2VecConfig(arch=arch, loss=loss, dim=16, window=3, min_count=1, sample=0, epochs=8, lr=0.05,
-                            threads=2, device="cpu", batch_size=64)
+                            threads=2, device="cpu", batch_size=64, damp_tree_steps=damp)
     model = train_word2vec(corpus, config, progress=False)
     kv = model.keyed_vectors()
     within = np.mean([kv.similarity(a, b) for a in animals for b in animals if a != b])
@@ -121,6 +122,36 @@ def test_planted_topics_are_learned_and_loss_falls(arch, loss, monkeypatch):
     assert within > across + 0.3, (within, across)
     losses = [loss for _, loss in model.state.history]
     assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.2
+
+
+def test_damped_tree_steps_are_at_most_a_quarter_newton_step():
+    from course.word2vec import _damped_shares
+
+    index = torch.tensor([0, 2, 0, 0, 1])
+    sq_norms = torch.tensor([3.0, 0.5, 4.0, 3.0, 40.0], dtype=torch.float64)
+    lr = 0.1
+    shares = _damped_shares(index, sq_norms, 3, lr)
+    # node 0: lr * (3 + 4 + 3) = 1 -> 1 (undamped); node 1: lr * 40 = 4 -> 1/4; node 2: 0.05 -> 1
+    torch.testing.assert_close(shares, torch.tensor([1.0, 1.0, 1.0, 1.0, 0.25], dtype=torch.float64))
+    shares = _damped_shares(index, 2 * sq_norms, 3, lr)
+    torch.testing.assert_close(shares, torch.tensor([0.5, 1.0, 0.5, 0.5, 0.125], dtype=torch.float64))
+
+
+def test_damping_changes_only_skipgram_hierarchical_softmax(wiki):
+    from course.word2vec import Word2Vec
+
+    corpus = wiki.head(800)
+    for arch, loss, changes in (("skipgram", "hs", True), ("skipgram", "neg", False), ("cbow", "hs", False)):
+        vectors = []
+        for damp in (False, True):
+            config = Word2VecConfig(arch=arch, loss=loss, dim=16, epochs=1, threads=1, device="cpu", min_count=2,
+                                    damp_tree_steps=damp)
+            model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=2), config)
+            # long input vectors, as late in a long run: a batch's summed steps on the top nodes overshoot
+            generator = torch.Generator().manual_seed(0)
+            model.input_vectors.copy_(torch.randn(model.input_vectors.shape, generator=generator))
+            vectors.append(model.train(corpus, progress=False).input_vectors)
+        assert torch.equal(*vectors) is not changes, (arch, loss)
 
 
 def test_one_thread_and_one_seed_give_identical_vectors(wiki):
