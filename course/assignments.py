@@ -144,9 +144,11 @@ def check_markers(notebook, name: str = "notebook") -> None:
                                         "(nbgrader metadata 'grade': true)")
 
 
-def find_assignments(notebook, name: str = "notebook") -> list[Assignment]:
-    """The assignments of ``notebook`` in order (markers are checked first)."""
-    check_markers(notebook, name)
+def find_assignments(notebook, name: str = "notebook", strict: bool = True) -> list[Assignment]:
+    """The assignments of ``notebook`` in order. ``strict``: check the markers first, and refuse a second
+    grade cell for one assignment or a solution cell with no grade cell after it."""
+    if strict:
+        check_markers(notebook, name)
     assignments, pending, seen = [], [], set()
     for index, cell in enumerate(notebook.cells):
         if is_solution_cell(cell) and not is_grade_cell(cell):
@@ -154,13 +156,13 @@ def find_assignments(notebook, name: str = "notebook") -> list[Assignment]:
         elif is_grade_cell(cell):
             grade_id = str(_nbgrader(cell).get("grade_id") or f"cell_{index}")
             assignment_id = grade_id.removesuffix(GRADE_SUFFIX)
-            if assignment_id in seen:
+            if assignment_id in seen and strict:
                 raise AssignmentMarkerError(f"{name}, cell {index}: a second grade cell for '{assignment_id}'")
             seen.add(assignment_id)
             assignments.append(Assignment(assignment_id, name, float(_nbgrader(cell).get("points", 0)),
                                           tuple(pending), index))
             pending = []
-    if pending:
+    if pending and strict:
         raise AssignmentMarkerError(f"{name}, cell {pending[0]}: a solution cell with no grade cell after it")
     return assignments
 

@@ -187,25 +187,6 @@ def _marker_failures(notebook, assignments: list[Assignment]) -> dict[str, str]:
     return failures
 
 
-def _scan(notebook, name: str) -> list[Assignment]:
-    """The assignments of a student's notebook, tolerating broken solution markers (reported later)."""
-    try:
-        return find_assignments(notebook, name)
-    except AssignmentMarkerError:
-        pass
-    assignments, pending = [], []
-    for index, cell in enumerate(notebook.cells):
-        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-        if meta.get("solution") and not meta.get("grade"):
-            pending.append(index)
-        elif meta.get("grade"):
-            grade_id = str(meta.get("grade_id") or f"cell_{index}")
-            assignments.append(Assignment(grade_id.removesuffix("_check"), name, float(meta.get("points", 0)),
-                                          tuple(pending), index))
-            pending = []
-    return assignments
-
-
 def _expected_assignments(source, name: str) -> list[Assignment]:
     """The teacher's assignments of this notebook (their order and points count), or none if unknown."""
     if source is None:
@@ -244,7 +225,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         if not path.is_file():
             raise
         return _unreadable_report(path, str(exc), profile, source_dir)
-    assignments = _scan(notebook, path.name)
+    assignments = find_assignments(notebook, path.name, strict=False)  # broken markers are reported below
     broken = _marker_failures(notebook, assignments)
     source = _source_notebook(path.name, source_dir)
     teacher = _teacher_grade_cells(source)
