@@ -125,7 +125,6 @@ def evaluate(args) -> int:
 
 def train_word2vec_command(args) -> int:
     from .corpus import load_corpus
-    from .errors import SettingError
     from .word2vec import Word2VecConfig, train_word2vec
 
     defaults = Word2VecConfig()
@@ -135,9 +134,7 @@ def train_word2vec_command(args) -> int:
                             lr=args.lr if args.lr is not None else defaults.lr, seed=args.seed,
                             threads=args.threads, device=args.device, batch_size=args.batch_size,
                             damp_tree_steps=args.damp_tree_steps)
-    out = Path(args.out)
-    if out.is_dir():
-        raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
+    out = _vectors_out(args.out)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_word2vec(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save_vectors(out, binary=args.binary)
@@ -188,16 +185,13 @@ def probe(args) -> int:
 
 def train_glove_command(args) -> int:
     from .corpus import load_corpus
-    from .errors import SettingError
     from .glove import GloVeConfig, train_glove
 
     config = GloVeConfig(dim=args.dim, window=args.window, min_count=args.min_count, x_max=args.x_max,
                          alpha=args.alpha, epochs=args.epochs, lr=args.lr, vectors=args.vectors, seed=args.seed,
                          threads=args.threads, device=args.device, batch_size=args.batch_size,
                          across_sentences=args.across_sentences)
-    out = Path(args.out)
-    if out.is_dir():
-        raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
+    out = _vectors_out(args.out)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_glove(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save_vectors(out, binary=args.binary)
@@ -255,6 +249,16 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _vectors_out(path: str) -> Path:
+    """``--out`` of a vectors trainer as a path, refused before training if it names a folder."""
+    from .errors import SettingError
+
+    out = Path(path)
+    if out.is_dir():
+        raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
+    return out
 
 
 def _vectors_output_arguments(sub: argparse.ArgumentParser) -> None:
