@@ -505,16 +505,19 @@ class Word2Vec:
             loss, grad_hidden, grad_nodes = hierarchical_softmax_loss(
                 hidden, node_rows, codes, path_mask if hidden.dim() == 2 else inputs * path_mask.unsqueeze(1),
                 need_loss)
-            on_path = path_mask.reshape(-1).nonzero().squeeze(1)
-            node_ids = points.reshape(-1).index_select(0, on_path)
-            node_grads = grad_nodes.view(-1, dim).index_select(0, on_path)
-            node_lr = lr
+            # Padding steps of a path are zero rows (masked above); adding them to node 0 costs less
+            # than gathering the steps on the paths.
+            node_ids = points.reshape(-1)
+            node_grads = grad_nodes.view(-1, dim)
             if self.config.arch == "skipgram" and self.config.damp_tree_steps:
                 # each path entry sums the steps of its window's context words
-                sq_norms = (hidden.square().sum(2) * inputs.view(batch, width)).sum(1)  # (B,)
-                sq_norms = sq_norms.repeat_interleave(longest).index_select(0, on_path)
-                node_lr = lr * _damped_shares(node_ids, sq_norms, self.inner_node_vectors.shape[0], lr).unsqueeze(1)
-            _scatter_add(self.inner_node_vectors, node_ids, node_grads, -node_lr)
+                sq_norms = (torch.linalg.vector_norm(hidden, dim=2).square_() * inputs.view(batch, width)).sum(1)
+                curvature = (sq_norms.unsqueeze(1) * path_mask).view(-1)  # (B * L,)
+                node_lr = _damped_shares(node_ids, curvature, self.inner_node_vectors.shape[0], lr).mul_(-lr)
+                node_lr = node_lr.unsqueeze(1)
+            else:
+                node_lr = -lr
+            _scatter_add(self.inner_node_vectors, node_ids, node_grads, node_lr)
         # With CBOW every context word takes the whole error of the mean, as word2vec.c and gensim
         # do (the exact gradient would divide it by the number of context words).
         if self.config.arch == "cbow":
@@ -541,8 +544,8 @@ def _damped_shares(index, sq_norms, size: int, lr: float):
     """``(n,)`` factors min(1, 1 / (lr * sum_e |h_e|^2)) that keep each row's summed step small.
 
     ``index`` ``(n,)``: the table row (of ``size``) of each of n updates in a batch; ``sq_norms``
-    ``(n,)``: the sum of |h|^2 over the examples each update holds, so that sum_e runs over all the
-    examples with inputs h_e that update a row u. The curvature of the batch's loss along u is at
+    ``(n,)``: the sum of |h|^2 over the examples each update holds (0 for padding), so that sum_e
+    runs over all the examples with inputs h_e that update a row u. The curvature of the batch's loss along u is at
     most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of lr times the scaled gradient sum goes at most a
     quarter of a Newton step. (Allowing a whole Newton step helped less at 20 epochs in
     ``benchmarks/word2vec_vs_gensim.py``.)

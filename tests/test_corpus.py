@@ -17,6 +17,22 @@ def test_wiki_en_is_the_cleaned_gensim_sample(wiki):
     assert not any("[" in word or "|" in word or "=" in word for word in wiki.types)  # no wiki markup
 
 
+def test_wiki_en_articles_is_the_glove_reference_input():
+    import re
+
+    from course.glove import cooccurrence_counts
+    from course.vocab import Vocabulary
+
+    articles = load_corpus("wiki-en-articles", progress=False)
+    assert 100 <= articles.num_sentences <= 120 and 400_000 < articles.num_tokens < 500_000
+    assert all(re.fullmatch(r"[^\W\d]{2,15}", word) and word == word.lower() for word in articles.types)
+    assert np.diff(articles.offsets).min() >= 50  # WikiCorpus leaves out articles under 50 tokens
+    # counted with the reference's settings, the pairs the reference pipeline reported: about 3.2M
+    vocab = Vocabulary.from_corpus(articles, min_count=5, specials=())
+    counts = cooccurrence_counts(*vocab.encode_corpus(articles), len(vocab), window=15)
+    assert 3_150_000 < counts.nnz < 3_250_000
+
+
 def test_peoples_daily_has_words_and_aligned_tags():
     corpus = load_corpus("peoples-daily-zh", progress=False)
     assert 900_000 < corpus.num_tokens < 1_000_000
