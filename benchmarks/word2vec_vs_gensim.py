@@ -1,7 +1,7 @@
 """Our word2vec against gensim's, same corpus, same settings, one process, one table.
 
     python benchmarks/word2vec_vs_gensim.py [--corpus wiki-en] [--epochs 5 20] [--repeats 3] [--variants sg-neg ...]
-                                            [--batch-size N ...] [--damp-tree-steps] [--device cpu]
+                                            [--batch-size N ...] [--undamped] [--device cpu]
 
 For each variant (skip-gram or CBOW, negative sampling or hierarchical softmax) and each number of
 epochs, trains ours and gensim.models.Word2Vec with dim 100, window 5, negative 5, min_count 5,
@@ -51,7 +51,7 @@ class PeakMemory:
         self.peak = max(self.peak, _rss_bytes() - self.start)
 
 
-def run_ours(corpus, arch, loss, epochs, device="cpu", batch_size=None, damp_tree_steps=False):
+def run_ours(corpus, arch, loss, epochs, device="cpu", batch_size=None, damp_tree_steps=True):
     config = Word2VecConfig(arch=arch, loss=loss, epochs=epochs, threads=2, negative=5 if loss == "neg" else 0,
                             device=device, batch_size=batch_size, damp_tree_steps=damp_tree_steps)
     train_word2vec(corpus.head(1000), config, progress=False)  # imports and first calls, outside the clock
@@ -83,12 +83,12 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help="where ours trains (cpu, cuda, auto); gensim uses the CPU")
     parser.add_argument("--batch-size", type=int, nargs="+", default=[None],
                         help="ours: pairs (skip-gram) or windows (CBOW) per update; several to compare")
-    parser.add_argument("--damp-tree-steps", action="store_true",
-                        help="skip-gram HS: also run ours with damped tree-node steps ('ours+damp')")
+    parser.add_argument("--undamped", action="store_true",
+                        help="skip-gram HS: also run ours without damping the tree nodes' steps ('ours-undamped')")
     args = parser.parse_args()
     corpus = load_corpus(args.corpus, progress=False)
     sentences = list(corpus)
-    header = (f"{'variant':<9}{'ep':>3} {'impl':<12}{'seconds':>8}{'words/s':>10}{'mem MB':>8}"
+    header = (f"{'variant':<9}{'ep':>3} {'impl':<14}{'seconds':>8}{'words/s':>10}{'mem MB':>8}"
               f"{'sem':>7}{'syn':>7}{'total':>7}{'cover':>7}{'WS353':>7}{'SL999':>7}")
     print(f"{corpus.name}: {corpus.num_tokens:,} tokens; dim 100, window 5, negative 5, min_count 5, "
           f"sample 1e-3, 2 threads; ours on {args.device}; medians of {args.repeats} runs\n")
@@ -99,9 +99,9 @@ def main() -> None:
     for name in args.variants:
         arch, loss = VARIANTS[name]
         for epochs in args.epochs:
-            impls = {("ours" if size is None else f"ours/{size}"): (size, False) for size in args.batch_size}
-            if args.damp_tree_steps and name == "sg-hs":
-                impls.update({f"{impl}+damp": (size, True) for impl, (size, _) in list(impls.items())})
+            impls = {("ours" if size is None else f"ours/{size}"): (size, True) for size in args.batch_size}
+            if args.undamped and name == "sg-hs":
+                impls.update({f"{impl}-undamped": (size, False) for impl, (size, _) in list(impls.items())})
             runs = {impl: [] for impl in [*impls, "gensim"]}
             for _ in range(args.repeats):
                 for impl in runs:
@@ -115,7 +115,7 @@ def main() -> None:
                        for impl, done in runs.items()}
             for impl, row in figures.items():
                 speed = epochs * corpus.num_tokens / row["seconds"]
-                print(f"{name:<9}{epochs:>3} {impl:<12}{row['seconds']:>8.1f}{speed:>10,.0f}{row['peak'] / 2**20:>8.0f}"
+                print(f"{name:<9}{epochs:>3} {impl:<14}{row['seconds']:>8.1f}{speed:>10,.0f}{row['peak'] / 2**20:>8.0f}"
                       f"{100 * row['analogy semantic']:>6.1f}%{100 * row['analogy syntactic']:>6.1f}%"
                       f"{100 * row['analogy total']:>6.1f}%{100 * row['analogy coverage']:>6.1f}%"
                       f"{row['WordSim-353']:>7.3f}{row['SimLex-999']:>7.3f}", flush=True)
@@ -123,7 +123,7 @@ def main() -> None:
             for impl in impls:
                 ours = figures[impl]
                 ratios = [t["seconds"] / o["seconds"] for o, t in zip(runs[impl], runs["gensim"], strict=True)]
-                print(f"{'':<13}{impl:<12}speed {statistics.median(ratios):.2f}x of gensim (runs: "
+                print(f"{'':<13}{impl:<14}speed {statistics.median(ratios):.2f}x of gensim (runs: "
                       f"{', '.join(f'{r:.2f}' for r in ratios)}); analogy total "
                       f"{100 * (ours['analogy total'] - theirs['analogy total']):+.1f} points; WordSim-353 "
                       f"{ours['WordSim-353'] - theirs['WordSim-353']:+.3f}", flush=True)

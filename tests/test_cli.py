@@ -89,6 +89,9 @@ def test_train_word2vec_writes_vectors_and_refuses_nonsense(tmp_path):
                  "--epochs", "2", "--min-count", "1", "--binary", "--out", out, "--quiet", env=env)
     assert result.returncode == 0, result.stderr
     assert KeyedVectors.load_word2vec_format(str(out), binary=True).vector_size == 8
+    result = run("train", "word2vec", "--corpus", text, "--loss", "hs", "--no-damp-tree-steps", "--dim", "8",
+                 "--epochs", "1", "--min-count", "1", "--out", tmp_path / "plain.txt", "--quiet", env=env)
+    assert result.returncode == 0, result.stderr
     for settings, fragment in [(["--dim", "0"], "dim must be at least 1"), (["--window", "0"], "window"),
                                (["--epochs", "0"], "epochs"), (["--negative", "-2"], "negative"),
                                (["--device", "cuda:7"], "CUDA")]:
