@@ -323,7 +323,8 @@ def make_parser() -> argparse.ArgumentParser:
     w2v.add_argument("--epochs", type=int, default=5)
     w2v.add_argument("--lr", type=float, default=None, help="start learning rate (default 0.025)")
     w2v.add_argument("--seed", type=int, default=1)
-    w2v.add_argument("--threads", type=int, default=2)
+    w2v.add_argument("--threads", type=int, default=2,
+                     help="Hogwild workers on a CPU (forked processes; 1: repeatable with --seed)")
     w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     w2v.add_argument("--damp-tree-steps", action=argparse.BooleanOptionalAction, default=True,
                      help="skip-gram HS: damp each tree node's summed step in a batch (default; better after many "

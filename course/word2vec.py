@@ -22,9 +22,10 @@ window are fetched and updated once rather than once per pair (about three times
 vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). With hierarchical softmax
 a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps``,
 skip-gram damps each node's summed step to at most a quarter of a Newton step (``Word2Vec._step``),
-which keeps the vectors improving over many epochs. On the CPU, ``threads``
-Python threads train different chunks at once on the shared tables ("Hogwild", as word2vec.c and
-gensim do); one thread and one seed give identical vectors every time.
+which keeps the vectors improving over many epochs. On the CPU, ``threads`` workers train
+different chunks at once on the shared tables without locks ("Hogwild", as word2vec.c and gensim
+do): forked processes where the system can fork (:mod:`course.hogwild`), else Python threads. One
+thread and one seed give identical vectors every time.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import hogwild
 from .checkpoints import checkpoint_errors, read_checkpoint, write_checkpoint
 from .devices import keep_work_memory
 from .errors import SettingError, TrainingDivergedError
@@ -66,7 +68,7 @@ class Word2VecConfig:
     lr: float = 0.025
     min_lr: float = 0.0001
     seed: int = 1
-    threads: int = 2
+    threads: int = 2  # Hogwild workers on a CPU (processes; one: in this process, repeatable)
     device: str = "auto"
     # Pairs (skip-gram) or windows (CBOW) per update. None: 512 on a CPU; on a GPU 4,096 with negative
     # sampling and 1,024 with hierarchical softmax, whose top nodes take a summed step from every
@@ -325,7 +327,7 @@ class Word2Vec:
 
         A checkpoint is written after every epoch when ``checkpoint`` is given. ``callback(model)``,
         if given, is called from the calling thread about every ``callback_seconds`` while training
-        runs (for a live loss curve: ``model.state.history``) and once at the end.
+        runs (for a live loss curve: ``model.state.history``) and after every epoch.
 
         Raises:
             SettingError: the corpus gives no training example (no two vocabulary words share a sentence).
@@ -349,66 +351,120 @@ class Word2Vec:
         torch_threads = torch.get_num_threads()
         if on_cpu:
             keep_work_memory()
-            torch.set_num_threads(1)  # parallelism comes from the Hogwild threads; one thread is deterministic
+            torch.set_num_threads(1)  # parallelism comes from the Hogwild workers; one is deterministic
         bar = tqdm(total=total_words, initial=self.state.words_done, unit="word", unit_scale=True,
                    desc=f"{config.arch}/{config.loss}", disable=not progress)
-        self._failure = None
+        in_processes = on_cpu and threads > 1 and hogwild.can_fork()
+        if in_processes:
+            self._share_tables()
+
+        def train_chunk(epoch, index, words_done) -> tuple[int, float | None]:
+            """Train chunk ``index``; ``words_done()`` gives the words trained so far, for the learning rate.
+            Returns the chunk's words and its mean loss (None when no batch measured it)."""
+            begin, end = chunks[index]
+            rng = np.random.default_rng([config.seed, epoch, index])
+            losses = self._train_chunk(ids[begin:end], sentence[begin:end], keep, noise, rng, batch_size,
+                                       total_words, words_done)
+            if losses and not np.isfinite(losses).all():
+                raise TrainingDivergedError(
+                    f"training diverged (the loss became {float(np.sum(losses))}) in epoch {epoch + 1}: "
+                    f"use a smaller --lr (now {config.lr}) or --batch-size (now {batch_size})")
+            return end - begin, float(np.mean(losses)) if losses else None
+
+        def record(report) -> None:
+            words, loss = report
+            self.state.words_done += words
+            if loss is not None:
+                self.state.history.append((self.state.words_done, loss))
+                bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
+            bar.update(words)
+
+        def poll() -> None:
+            if callback is not None:
+                callback(self)
+
         try:
             for epoch in range(self.state.epochs_done, config.epochs):
                 start = time.perf_counter()
-                work = iter(range(len(chunks)))
-
-                def worker(epoch=epoch, work=work):
-                    # Far-out sigmoids give subnormal floats, which make CPU arithmetic many times
-                    # slower; flush them to zero (the setting is per thread, and these are ours).
-                    torch.set_flush_denormal(True)
-                    try:
-                        work_through(epoch, work)
-                    except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-                        self._failure = exc
-
-                def work_through(epoch, work):
-                    while True:
-                        with self._lock:
-                            index = next(work, None)
-                        if index is None:
-                            return
-                        begin, end = chunks[index]
-                        rng = np.random.default_rng([config.seed, epoch, index])
-                        losses = self._train_chunk(ids[begin:end], sentence[begin:end], keep, noise, rng,
-                                                   batch_size, total_words)
-                        if losses and not np.isfinite(losses).all():
-                            raise TrainingDivergedError(
-                                f"training diverged (the loss became {float(np.sum(losses))}) in epoch {epoch + 1}: "
-                                f"use a smaller --lr (now {config.lr}) or --batch-size (now {batch_size})")
-                        with self._lock:
-                            self.state.words_done += end - begin
-                            if losses:
-                                self.state.history.append((self.state.words_done, float(np.mean(losses))))
-                                bar.set_postfix(loss=f"{self.state.history[-1][1]:.3f}", refresh=False)
-                            bar.update(end - begin)
-
-                pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
-                for thread in pool:
-                    thread.start()
-                for thread in pool:
-                    while thread.is_alive():
-                        thread.join(timeout=callback_seconds)
-                        if callback is not None:
-                            callback(self)
-                if self._failure is not None:
-                    raise self._failure
+                if in_processes:
+                    self._epoch_in_processes(epoch, len(chunks), threads, train_chunk, record, poll, callback_seconds)
+                else:
+                    self._epoch_in_threads(epoch, len(chunks), threads, train_chunk, record, poll, callback_seconds)
                 self.state.epochs_done = epoch + 1
                 self.state.seconds += time.perf_counter() - start
                 if checkpoint is not None:
                     self.save_checkpoint(checkpoint)
-            if callback is not None:
-                callback(self)
+                poll()
         finally:
             bar.close()
             if on_cpu:
                 torch.set_num_threads(torch_threads)
         return self
+
+    def _epoch_in_threads(self, epoch, num_chunks, threads, train_chunk, record, poll, poll_seconds) -> None:
+        """One epoch in ``threads`` Python threads (one thread: deterministic; on a GPU: one thread)."""
+        import torch
+
+        lock, work, failures = threading.Lock(), iter(range(num_chunks)), []
+
+        def worker() -> None:
+            # Far-out sigmoids give subnormal floats, which make CPU arithmetic many times slower;
+            # flush them to zero (the setting is per thread, and these are ours).
+            torch.set_flush_denormal(True)
+            try:
+                while not failures:
+                    with lock:
+                        index = next(work, None)
+                    if index is None:
+                        return
+                    report = train_chunk(epoch, index, lambda: self.state.words_done)
+                    with lock:
+                        record(report)
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                failures.append(exc)
+
+        pool = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            while thread.is_alive():
+                thread.join(timeout=poll_seconds)
+                poll()
+        if failures:
+            raise failures[0]
+
+    def _epoch_in_processes(self, epoch, num_chunks, processes, train_chunk, record, poll, poll_seconds) -> None:
+        """One epoch in ``processes`` forked processes that train the shared tables (see :mod:`course.hogwild`)."""
+        import torch
+
+        # the next chunk to take, and the words trained in this epoch (for the learning rate)
+        counters = hogwild.shared_tensor(torch.zeros(2, dtype=torch.int64))
+        lock = hogwild.multiprocessing.get_context("fork").Lock()
+        words_before = self.state.words_done
+
+        def work(send) -> None:
+            torch.set_num_threads(1)
+            torch.set_flush_denormal(True)
+            while True:
+                with lock:
+                    index = int(counters[0])
+                    counters[0] += 1
+                if index >= num_chunks:
+                    return
+                report = train_chunk(epoch, index, lambda: words_before + int(counters[1]))
+                with lock:
+                    counters[1] += report[0]
+                send(report)
+
+        hogwild.run_workers(processes, work, record, poll, poll_seconds)
+
+    def _share_tables(self) -> None:
+        """Move the trained tables into memory that forked worker processes share."""
+        self.input_vectors = hogwild.shared_tensor(self.input_vectors)
+        if self.output_vectors is not None:
+            self.output_vectors = hogwild.shared_tensor(self.output_vectors)
+        if self.inner_node_vectors is not None:
+            self.inner_node_vectors = hogwild.shared_tensor(self.inner_node_vectors)
 
     def _noise_table(self):
         """word2vec.c's unigram table: each word fills a share P(w) ~ count^0.75 of the slots."""
@@ -419,13 +475,14 @@ class Word2Vec:
         table = np.repeat(np.arange(len(probabilities), dtype=np.int32), np.diff(np.concatenate([[0], slots])))
         return torch.from_numpy(table).to(self.device)
 
-    def _learning_rate(self, total_words: int) -> float:
+    def _learning_rate(self, total_words: int, words_done: int) -> float:
         config = self.config
-        progress = min(1.0, self.state.words_done / max(1, total_words))
+        progress = min(1.0, words_done / max(1, total_words))
         return max(config.min_lr, config.lr - (config.lr - config.min_lr) * progress)
 
-    def _train_chunk(self, ids, sentence, keep, noise, rng, batch_size, total_words) -> list[float]:
-        """Subsample one chunk, cut it into windows, and train them batch by batch."""
+    def _train_chunk(self, ids, sentence, keep, noise, rng, batch_size, total_words, words_done) -> list[float]:
+        """Subsample one chunk, cut it into windows, and train them batch by batch (``words_done()``: the
+        words trained so far, for the learning rate)."""
         import torch
 
         kept = rng.random(len(ids)) < keep[ids]
@@ -451,7 +508,7 @@ class Word2Vec:
         with torch.no_grad():
             for number, start in enumerate(starts):
                 stop = start + batch_size
-                lr = self._learning_rate(total_words)
+                lr = self._learning_rate(total_words, words_done())
                 batch_negatives = None if negatives is None else negatives[start:stop]
                 loss = self._step(contexts[start:stop], centres[start:stop], batch_negatives, lr,
                                   need_loss=number % LOSS_EVERY == 0)

@@ -237,12 +237,35 @@ def test_command_line_refuses_a_corpus_too_small_for_any_window(tmp_path):
     assert not out.exists()
 
 
-def test_a_diverging_run_stops_with_a_clear_error(monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])  # 2: in worker processes, whence the error must travel
+def test_a_diverging_run_stops_with_a_clear_error(monkeypatch, threads):
     import course.word2vec
     from course.errors import TrainingDivergedError
 
     monkeypatch.setattr(course.word2vec, "LOSS_EVERY", 1)
-    config = Word2VecConfig(dim=16, window=3, min_count=1, epochs=2, threads=1, lr=1e9, min_lr=1e9,
+    config = Word2VecConfig(dim=16, window=3, min_count=1, epochs=2, threads=threads, lr=1e9, min_lr=1e9,
                             batch_size=64)
     with pytest.raises(TrainingDivergedError, match="diverged .* smaller --lr .* or --batch-size"):
         train_word2vec(_topics()[0], config, progress=False)
+
+
+def test_worker_processes_report_progress_and_stop_on_interrupt(wiki):
+    import multiprocessing
+
+    corpus = wiki.head(4000)
+    config = Word2VecConfig(dim=16, epochs=3, threads=2, device="cpu", min_count=2)
+    seen = []
+
+    def watch(model):
+        seen.append(model.state.words_done)
+        if model.state.epochs_done == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_word2vec(corpus, config, progress=False, callback=watch)
+    assert multiprocessing.active_children() == []
+    assert seen[-1] == len(Vocabulary.from_corpus(corpus, min_count=2, specials=()).encode_corpus(corpus)[0])
+    done = train_word2vec(corpus, config, progress=False)
+    assert done.state.words_done == 3 * seen[-1]  # every chunk of every epoch reported once
+    losses = [loss for _, loss in done.state.history]
+    assert np.mean(losses[-5:]) < np.mean(losses[:5])
