@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, nargs="+", default=[None],
                         help="ours: pairs (skip-gram) or windows (CBOW) per update; several to compare")
     parser.add_argument("--undamped", action="store_true",
-                        help="skip-gram HS: also run ours without damping the tree nodes' steps ('ours-undamped')")
+                        help="HS: also run ours without damping the tree nodes' steps ('ours-undamped')")
     args = parser.parse_args()
     corpus = load_corpus(args.corpus, progress=False)
     sentences = list(corpus)
@@ -100,7 +100,7 @@ def main() -> None:
         arch, loss = VARIANTS[name]
         for epochs in args.epochs:
             impls = {("ours" if size is None else f"ours/{size}"): (size, True) for size in args.batch_size}
-            if args.undamped and name == "sg-hs":
+            if args.undamped and loss == "hs":
                 impls.update({f"{impl}-undamped": (size, False) for impl, (size, _) in list(impls.items())})
             runs = {impl: [] for impl in [*impls, "gensim"]}
             for _ in range(args.repeats):

@@ -327,8 +327,8 @@ def make_parser() -> argparse.ArgumentParser:
                      help="Hogwild workers on a CPU (forked processes; 1: repeatable with --seed)")
     w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     w2v.add_argument("--damp-tree-steps", action=argparse.BooleanOptionalAction, default=True,
-                     help="skip-gram HS: damp each tree node's summed step in a batch (default; better after many "
-                          "epochs, about 9/10 of the speed)")
+                     help="HS: damp each tree node's summed step in a batch (default; better after many epochs, "
+                          "about 9/10 of the speed)")
     w2v.add_argument("--batch-size", type=int, default=None,
                      help="pairs (skip-gram) or windows (CBOW) per update (default 512 on a CPU, more on a GPU)")
     _vectors_output_arguments(w2v)

@@ -8,6 +8,7 @@ processes have an interpreter each. The tables they train live in memory shared 
 
 from __future__ import annotations
 
+import functools
 import mmap
 import multiprocessing
 import pickle
@@ -16,9 +17,17 @@ import time
 from collections.abc import Callable
 
 
+@functools.cache
 def can_fork() -> bool:
-    """Whether worker processes can be forked here (Linux and macOS; not Windows)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether worker processes can be forked here and share a lock (Linux and macOS; not Windows,
+    nor a sandbox without POSIX semaphores)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    try:
+        multiprocessing.get_context("fork").Lock()
+    except OSError:
+        return False
+    return True
 
 
 def shared_tensor(tensor):

@@ -20,9 +20,9 @@ window's words one by one against its centre word, as word2vec.c does, with one 
 noise words are drawn once per window and shared by its pairs, so that the output vectors of a
 window are fetched and updated once rather than once per pair (about three times faster, with
 vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). With hierarchical softmax
-a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps``,
-skip-gram damps each node's summed step to at most a quarter of a Newton step (``Word2Vec._step``),
-which keeps the vectors improving over many epochs. On the CPU, ``threads`` workers train
+a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps`` (the
+default) each node's summed step is damped to at most a quarter of a Newton step
+(``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads`` workers train
 different chunks at once on the shared tables without locks ("Hogwild", as word2vec.c and gensim
 do): forked processes where the system can fork (:mod:`course.hogwild`), else Python threads. One
 thread and one seed give identical vectors every time.
@@ -74,9 +74,9 @@ class Word2VecConfig:
     # sampling and 1,024 with hierarchical softmax, whose top nodes take a summed step from every
     # example of a batch and diverge beyond that.
     batch_size: int | None = None
-    # Skip-gram with hierarchical softmax only: scale each tree node's summed step in a batch down to
-    # at most a quarter of a Newton step. Closes most of the gap to gensim after many epochs, at about
-    # nine tenths of the speed.
+    # Hierarchical softmax only: scale each tree node's summed step in a batch down to at most a
+    # quarter of a Newton step. Closes the gap to gensim after many epochs, at about nine tenths of
+    # the speed.
     damp_tree_steps: bool = True
 
     def __post_init__(self):
@@ -113,14 +113,24 @@ def _scores(hidden, rows):
     return torch.bmm(hidden, rows.transpose(1, 2))
 
 
-def _backward(d_scores, hidden, rows):
+def _backward(d_scores, hidden, rows, hidden_too: bool = True, rows_too: bool = True):
     """Gradients of the hidden vectors (shaped as ``hidden``) and of the rows ``(B, R, d)``, summed over
-    the C inputs, from ``d_scores`` = d loss / d scores shaped as :func:`_scores`'s result."""
+    the C inputs, from ``d_scores`` = d loss / d scores shaped as :func:`_scores`'s result (either
+    may be skipped: None)."""
     import torch
 
+    grad_hidden = grad_rows = None
     if hidden.dim() == 2:
-        return (d_scores.unsqueeze(2) * rows).sum(1), d_scores.unsqueeze(2) * hidden.unsqueeze(1)
-    return torch.bmm(d_scores, rows), torch.bmm(d_scores.transpose(1, 2), hidden)
+        if hidden_too:
+            grad_hidden = torch.bmm(d_scores.unsqueeze(1), rows).squeeze(1)
+        if rows_too:
+            grad_rows = d_scores.unsqueeze(2) * hidden.unsqueeze(1)
+        return grad_hidden, grad_rows
+    if hidden_too:
+        grad_hidden = torch.bmm(d_scores, rows)
+    if rows_too:
+        grad_rows = torch.bmm(d_scores.transpose(1, 2), hidden)
+    return grad_hidden, grad_rows
 
 
 def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = True):
@@ -155,7 +165,7 @@ def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = Tr
     return loss, *_backward(d_scores, hidden, output_rows)
 
 
-def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = True):
+def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = True, node_scale=None):
     """Loss and gradients of hierarchical softmax for a batch.
 
     Args:
@@ -164,10 +174,13 @@ def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = 
         codes: ``(B, L)`` the path's bits (0 or 1).
         mask: ``(B, L)`` 1 on the path, 0 on padding; or ``(B, C, L)`` for 3-D ``hidden``, also 0
             for padded inputs.
+        node_scale: optional, a number or ``(B, L)``: a factor for each node's gradient, applied
+            before the ``(B, L, d)`` gradient is formed (the trainer passes minus its step sizes).
 
     Returns:
         ``loss`` ``(B,)`` or ``(B, C)`` = -log P(word | h) (None without ``need_loss``);
-        ``grad_hidden``, shaped as ``hidden``; ``grad_nodes`` ``(B, L, d)``, summed over the C inputs.
+        ``grad_hidden``, shaped as ``hidden``; ``grad_nodes`` ``(B, L, d)``, summed over the C inputs
+        (times ``node_scale``).
     """
     import torch
 
@@ -176,7 +189,12 @@ def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = 
     signs = signs if hidden.dim() == 2 else signs.unsqueeze(1)
     loss = -(torch.nn.functional.logsigmoid(signs * scores) * mask).sum(-1) if need_loss else None
     d_scores = -signs * torch.sigmoid(-signs * scores) * mask
-    return loss, *_backward(d_scores, hidden, node_rows)
+    if node_scale is None:
+        return loss, *_backward(d_scores, hidden, node_rows)
+    grad_hidden, _ = _backward(d_scores, hidden, node_rows, rows_too=False)
+    if torch.is_tensor(node_scale) and hidden.dim() == 3:
+        node_scale = node_scale.unsqueeze(1)
+    return loss, grad_hidden, _backward(d_scores * node_scale, hidden, node_rows, hidden_too=False)[1]
 
 
 def hierarchical_softmax_probabilities(hidden, inner_node_vectors, tree) -> torch.Tensor:  # noqa: F821
@@ -522,7 +540,7 @@ class Word2Vec:
         (the window shares its k noise words); CBOW trains their mean. Returns the mean loss per
         training example if ``need_loss``.
 
-        With skip-gram and hierarchical softmax, the nodes near the root of the tree lie on almost
+        With hierarchical softmax, the nodes near the root of the tree lie on almost
         every path, so one batch sums the steps of hundreds of examples on them, all taken from the
         same stale vector. Late in training, when the word vectors are long, that sum overshoots
         where word2vec.c's one-pair-at-a-time steps would correct each other, and the vectors come
@@ -559,22 +577,23 @@ class Word2Vec:
             longest = int(path_mask.sum(1).max())  # trim the padding no path in this batch needs
             points, codes, path_mask = points[:, :longest], codes[:, :longest], path_mask[:, :longest]
             node_rows = self.inner_node_vectors.index_select(0, points.reshape(-1)).view(batch, longest, dim)
-            loss, grad_hidden, grad_nodes = hierarchical_softmax_loss(
+            node_ids = points.reshape(-1)
+            node_scale = -lr
+            if self.config.damp_tree_steps:
+                # the summed |h|^2 of the examples behind each path entry: one mean, or a window's words
+                if hidden.dim() == 2:
+                    sq_norms = torch.linalg.vector_norm(hidden, dim=1).square_()  # (B,)
+                else:
+                    sq_norms = (torch.linalg.vector_norm(hidden, dim=2).square_() * inputs.view(batch, width)).sum(1)
+                curvature = (sq_norms.unsqueeze(1) * path_mask).view(-1)  # (B * L,)
+                shares = _damped_shares(node_ids, curvature, self.inner_node_vectors.shape[0], lr)
+                node_scale = shares.mul_(-lr).view(batch, longest)
+            loss, grad_hidden, node_steps = hierarchical_softmax_loss(
                 hidden, node_rows, codes, path_mask if hidden.dim() == 2 else inputs * path_mask.unsqueeze(1),
-                need_loss)
+                need_loss, node_scale=node_scale)
             # Padding steps of a path are zero rows (masked above); adding them to node 0 costs less
             # than gathering the steps on the paths.
-            node_ids = points.reshape(-1)
-            node_grads = grad_nodes.view(-1, dim)
-            if self.config.arch == "skipgram" and self.config.damp_tree_steps:
-                # each path entry sums the steps of its window's context words
-                sq_norms = (torch.linalg.vector_norm(hidden, dim=2).square_() * inputs.view(batch, width)).sum(1)
-                curvature = (sq_norms.unsqueeze(1) * path_mask).view(-1)  # (B * L,)
-                node_lr = _damped_shares(node_ids, curvature, self.inner_node_vectors.shape[0], lr).mul_(-lr)
-                node_lr = node_lr.unsqueeze(1)
-            else:
-                node_lr = -lr
-            _scatter_add(self.inner_node_vectors, node_ids, node_grads, node_lr)
+            _scatter_add(self.inner_node_vectors, node_ids, node_steps.view(-1, dim), None)
         # With CBOW every context word takes the whole error of the mean, as word2vec.c and gensim
         # do (the exact gradient would divide it by the number of context words).
         if self.config.arch == "cbow":
@@ -617,10 +636,10 @@ def _scatter_add(table, index, rows, alpha) -> None:
     """``table[index[i]] += alpha * rows[i]`` for every i, repeated indices summed (in place).
 
     ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place); ``alpha`` a
-    number, or ``(n, 1)``: one factor per row. ``scatter_add_`` is used rather than ``index_add_``:
-    on the CPU it costs far less per index.
+    number, ``(n, 1)``: one factor per row, or None: rows already scaled. ``scatter_add_`` is used
+    rather than ``index_add_``: on the CPU it costs far less per index.
     """
-    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows.mul_(alpha))
+    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows if alpha is None else rows.mul_(alpha))
 
 
 def _chunks(offsets: np.ndarray, words: int) -> list[tuple[int, int]]:

@@ -124,6 +124,25 @@ def test_planted_topics_are_learned_and_loss_falls(arch, loss, damp, monkeypatch
     assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.2
 
 
+@pytest.mark.parametrize("context", [None, 3])
+def test_node_scale_equals_scaling_the_node_gradients_afterwards(context):
+    generator = torch.Generator().manual_seed(1)
+    batch, length, dim = 4, 5, 6
+    hidden = torch.randn(batch, dim, generator=generator) if context is None else \
+        torch.randn(batch, context, dim, generator=generator)
+    nodes = torch.randn(batch, length, dim, generator=generator)
+    codes = torch.randint(0, 2, (batch, length), generator=generator)
+    mask = torch.ones(batch, length) if context is None else torch.ones(batch, context, length)
+    scale = torch.rand(batch, length, generator=generator)
+    loss, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, nodes, codes, mask)
+    scaled_loss, scaled_hidden, scaled_nodes = hierarchical_softmax_loss(hidden, nodes, codes, mask, node_scale=scale)
+    torch.testing.assert_close(scaled_loss, loss)
+    torch.testing.assert_close(scaled_hidden, grad_hidden)  # the hidden gradient is not scaled
+    torch.testing.assert_close(scaled_nodes, grad_nodes * scale.unsqueeze(2))
+    torch.testing.assert_close(hierarchical_softmax_loss(hidden, nodes, codes, mask, node_scale=-0.5)[2],
+                               -0.5 * grad_nodes)
+
+
 def test_damped_tree_steps_are_at_most_a_quarter_newton_step():
     from course.word2vec import _damped_shares
 
@@ -137,11 +156,12 @@ def test_damped_tree_steps_are_at_most_a_quarter_newton_step():
     torch.testing.assert_close(shares, torch.tensor([0.5, 1.0, 0.5, 0.5, 0.125], dtype=torch.float64))
 
 
-def test_damping_changes_only_skipgram_hierarchical_softmax(wiki):
+def test_damping_changes_only_hierarchical_softmax(wiki):
     from course.word2vec import Word2Vec
 
     corpus = wiki.head(800)
-    for arch, loss, changes in (("skipgram", "hs", True), ("skipgram", "neg", False), ("cbow", "hs", False)):
+    for arch, loss, changes in (("skipgram", "hs", True), ("cbow", "hs", True), ("skipgram", "neg", False),
+                                ("cbow", "neg", False)):
         vectors = []
         for damp in (False, True):
             config = Word2VecConfig(arch=arch, loss=loss, dim=16, epochs=1, threads=1, device="cpu", min_count=2,
