@@ -24,7 +24,7 @@ def can_fork() -> bool:
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
     try:
-        multiprocessing.get_context("fork").Lock()
+        shared_lock()
     except OSError:
         return False
     return True
@@ -42,6 +42,11 @@ def shared_tensor(tensor):
     buffer = mmap.mmap(-1, max(size, 1))  # MAP_SHARED | MAP_ANONYMOUS
     shared = torch.frombuffer(buffer, dtype=tensor.dtype, count=tensor.numel()).view(tensor.shape)
     return shared.copy_(tensor)
+
+
+def shared_lock():
+    """A lock that forked worker processes share."""
+    return multiprocessing.get_context("fork").Lock()
 
 
 class WorkerFailed(RuntimeError):

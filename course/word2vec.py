@@ -22,10 +22,10 @@ window are fetched and updated once rather than once per pair (about three times
 vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). With hierarchical softmax
 a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps`` (the
 default) each node's summed step is damped to at most a quarter of a Newton step
-(``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads`` workers train
-different chunks at once on the shared tables without locks ("Hogwild", as word2vec.c and gensim
-do): forked processes where the system can fork (:mod:`course.hogwild`), else Python threads. One
-thread and one seed give identical vectors every time.
+(``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads``
+workers train different chunks at once on the shared tables without locks ("Hogwild", as
+word2vec.c and gensim do): forked processes where the system can fork (:mod:`course.hogwild`),
+else Python threads. One thread and one seed give identical vectors every time.
 """
 
 from __future__ import annotations
@@ -291,7 +291,6 @@ class Word2Vec:
         self.output_vectors = output if config.loss == "neg" else None
         self.inner_node_vectors = output if config.loss == "hs" else None
         self.state = TrainingState()
-        self._lock = threading.Lock()
 
     # -------------------------------------------------------------------------------- results
 
@@ -457,7 +456,7 @@ class Word2Vec:
 
         # the next chunk to take, and the words trained in this epoch (for the learning rate)
         counters = hogwild.shared_tensor(torch.zeros(2, dtype=torch.int64))
-        lock = hogwild.multiprocessing.get_context("fork").Lock()
+        lock = hogwild.shared_lock()
         words_before = self.state.words_done
 
         def work(send) -> None:
@@ -621,9 +620,9 @@ def _damped_shares(index, sq_norms, size: int, lr: float):
 
     ``index`` ``(n,)``: the table row (of ``size``) of each of n updates in a batch; ``sq_norms``
     ``(n,)``: the sum of |h|^2 over the examples each update holds (0 for padding), so that sum_e
-    runs over all the examples with inputs h_e that update a row u. The curvature of the batch's loss along u is at
-    most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of lr times the scaled gradient sum goes at most a
-    quarter of a Newton step. (Allowing a whole Newton step helped less at 20 epochs in
+    runs over all the examples with inputs h_e that update a row u. The curvature of the batch's
+    loss along u is at most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of lr times the scaled gradient
+    sum goes at most a quarter of a Newton step. (Allowing a whole Newton step helped less at 20 epochs in
     ``benchmarks/word2vec_vs_gensim.py``.)
     """
     import torch
@@ -636,8 +635,8 @@ def _scatter_add(table, index, rows, alpha) -> None:
     """``table[index[i]] += alpha * rows[i]`` for every i, repeated indices summed (in place).
 
     ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place); ``alpha`` a
-    number, ``(n, 1)``: one factor per row, or None: rows already scaled. ``scatter_add_`` is used
-    rather than ``index_add_``: on the CPU it costs far less per index.
+    number, or None: rows already scaled. ``scatter_add_`` is used rather than ``index_add_``: on
+    the CPU it costs far less per index.
     """
     table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows if alpha is None else rows.mul_(alpha))
 

@@ -48,7 +48,7 @@ def test_an_exception_that_cannot_be_pickled_arrives_as_its_text():
 
 
 def test_a_worker_that_dies_is_reported_and_the_others_stopped():
-    tickets, lock = hogwild.shared_tensor(torch.zeros(1)), multiprocessing.get_context("fork").Lock()
+    tickets, lock = hogwild.shared_tensor(torch.zeros(1)), hogwild.shared_lock()
 
     def work(send):
         with lock:
