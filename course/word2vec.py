@@ -15,7 +15,11 @@ keep) and, for the output layer, ``output_vectors`` (negative sampling) or ``inn
 
 Training is vectorised: a chunk of the corpus becomes an array of windows at once (numpy: each
 kept word with the words around it), and windows are trained in batches with hand-written
-gradients, gathered with ``index_select`` and applied with ``scatter_add_``. Skip-gram trains the
+gradients, read from the tables with ``index_select`` and added with ``scatter_add_``. CBOW's one
+input per window is scored against the output rows where they lie in the table (a sampled matrix
+product, and ``embedding_bag`` for the weighted sums), which moves far less memory than gathering
+them; with hierarchical softmax a batch's windows come in the tree's leaf order, so that each
+node's summed step is one bag of an ``embedding_bag`` and its row is written once. Skip-gram trains the
 window's words one by one against its centre word, as word2vec.c does, with one difference: the k
 noise words are drawn once per window and shared by its pairs, so that the output vectors of a
 window are fetched and updated once rather than once per pair (about three times faster, with
@@ -33,6 +37,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -133,6 +138,36 @@ def _backward(d_scores, hidden, rows, hidden_too: bool = True, rows_too: bool = 
     return grad_hidden, grad_rows
 
 
+def _table_scores(hidden, table, ids):
+    """``(B, R)`` table[ids[b, r]] . hidden[b] for hidden ``(B, d)``, table ``(V, d)``, ids ``(B, R)``.
+
+    On a CPU as a sampled matrix product (``hidden @ table.T`` only where a sparse matrix with
+    the ids as columns has entries), which reads the table rows where the gathered ``(B, R, d)``
+    rows would be written and read twice.
+    """
+    import torch
+
+    batch, width = ids.shape
+    if hidden.device.type != "cpu":
+        return _scores(hidden, table.index_select(0, ids.reshape(-1)).view(batch, width, -1))
+    rows = torch.arange(0, batch * width + 1, width, device=ids.device)
+    with warnings.catch_warnings():  # "sparse CSR tensor support is in beta state"
+        warnings.simplefilter("ignore", UserWarning)
+        pattern = torch.sparse_csr_tensor(rows, ids.reshape(-1), torch.zeros(batch * width, dtype=hidden.dtype),
+                                          size=(batch, table.shape[0]), check_invariants=False)
+    return torch.sparse.sampled_addmm(pattern, hidden, table.t(), beta=0.0).values().view(batch, width)
+
+
+def _table_sums(weights, table, ids):
+    """``(B, d)`` sum_r weights[b, r] * table[ids[b, r]] (one bag of ``embedding_bag`` per row)."""
+    import torch
+
+    batch, width = ids.shape
+    starts = torch.arange(0, batch * width, width, device=ids.device)
+    return torch.nn.functional.embedding_bag(ids.reshape(-1), table, starts, mode="sum",
+                                             per_sample_weights=weights.reshape(-1))
+
+
 def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = True):
     """Loss and gradients of negative sampling for a batch.
 
@@ -149,9 +184,15 @@ def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = Tr
         ``hidden``; ``grad_output`` ``(B, 1 + k, d)``, summed over the C inputs: the gradients of the
         loss (the update is minus the learning rate times these).
     """
+
+    loss, d_scores = _negative_sampling_terms(_scores(hidden, output_rows), valid, need_loss)
+    return loss, *_backward(d_scores, hidden, output_rows)
+
+
+def _negative_sampling_terms(scores, valid, need_loss: bool):
+    """The loss and d loss / d scores of negative sampling from its scores ``(B, [C,] 1 + k)``."""
     import torch
 
-    scores = _scores(hidden, output_rows)  # (B, [C,] 1 + k)
     d_scores = torch.sigmoid(scores)  # d loss / d score = s(score) - label
     d_scores[..., 0] -= 1
     if valid is not None:
@@ -162,10 +203,10 @@ def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = Tr
         signed[..., 1:].neg_()
         terms = -torch.nn.functional.logsigmoid(signed)
         loss = (terms * valid if valid is not None else terms).sum(-1)
-    return loss, *_backward(d_scores, hidden, output_rows)
+    return loss, d_scores
 
 
-def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = True, node_scale=None):
+def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = True):
     """Loss and gradients of hierarchical softmax for a batch.
 
     Args:
@@ -174,27 +215,23 @@ def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = 
         codes: ``(B, L)`` the path's bits (0 or 1).
         mask: ``(B, L)`` 1 on the path, 0 on padding; or ``(B, C, L)`` for 3-D ``hidden``, also 0
             for padded inputs.
-        node_scale: optional, a number or ``(B, L)``: a factor for each node's gradient, applied
-            before the ``(B, L, d)`` gradient is formed (the trainer passes minus its step sizes).
 
     Returns:
         ``loss`` ``(B,)`` or ``(B, C)`` = -log P(word | h) (None without ``need_loss``);
-        ``grad_hidden``, shaped as ``hidden``; ``grad_nodes`` ``(B, L, d)``, summed over the C inputs
-        (times ``node_scale``).
+        ``grad_hidden``, shaped as ``hidden``; ``grad_nodes`` ``(B, L, d)``, summed over the C inputs.
     """
+    loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss)
+    return loss, *_backward(d_scores, hidden, node_rows)
+
+
+def _hierarchical_softmax_terms(scores, codes, mask, need_loss: bool):
+    """The loss and d loss / d scores of hierarchical softmax from its scores ``(B, [C,] L)``."""
     import torch
 
-    scores = _scores(hidden, node_rows)  # (B, [C,] L)
     signs = 1 - 2 * codes.to(scores.dtype)
-    signs = signs if hidden.dim() == 2 else signs.unsqueeze(1)
+    signs = signs if scores.dim() == 2 else signs.unsqueeze(1)
     loss = -(torch.nn.functional.logsigmoid(signs * scores) * mask).sum(-1) if need_loss else None
-    d_scores = -signs * torch.sigmoid(-signs * scores) * mask
-    if node_scale is None:
-        return loss, *_backward(d_scores, hidden, node_rows)
-    grad_hidden, _ = _backward(d_scores, hidden, node_rows, rows_too=False)
-    if torch.is_tensor(node_scale) and hidden.dim() == 3:
-        node_scale = node_scale.unsqueeze(1)
-    return loss, grad_hidden, _backward(d_scores * node_scale, hidden, node_rows, hidden_too=False)[1]
+    return loss, -signs * torch.sigmoid(-signs * scores) * mask
 
 
 def hierarchical_softmax_probabilities(hidden, inner_node_vectors, tree) -> torch.Tensor:  # noqa: F821
@@ -513,6 +550,9 @@ class Word2Vec:
         if self.config.loss == "hs":
             # Batches of paths of about the same length waste little on padding; their order stays random.
             order = order[np.argsort(self.vocab.huffman().lengths[centres[order]], kind="stable")]
+            # CBOW: within a batch in the tree's leaf order, for _add_node_steps_by_node
+            if self.config.arch == "cbow":
+                order = order[np.lexsort((self._leaf_ranks()[centres[order]], np.arange(len(order)) // batch_size))]
             starts = rng.permutation(starts)
         centres = torch.from_numpy(centres[order]).to(self.device)
         contexts = torch.from_numpy(contexts[order]).to(self.device)
@@ -544,7 +584,7 @@ class Word2Vec:
         same stale vector. Late in training, when the word vectors are long, that sum overshoots
         where word2vec.c's one-pair-at-a-time steps would correct each other, and the vectors come
         out worse after many epochs. With ``config.damp_tree_steps`` a node's summed step is scaled
-        down to at most a quarter of a Newton step on the batch's loss (see :func:`_damped_shares`);
+        down to at most a quarter of a Newton step on the batch's loss (see :func:`_damped_scale`);
         nodes with few examples in the batch, and every node early on, when the vectors are short,
         keep their plain sum."""
         import torch
@@ -563,36 +603,37 @@ class Word2Vec:
         else:
             hidden = self.input_vectors.index_select(0, context_ids.view(-1)).view(batch, width, dim)
             inputs = present.to(hidden.dtype).unsqueeze(2)  # (B, 2w, 1): 2w examples per window, some padding
+        # CBOW's one input per window is scored against the output table's rows where they lie
+        # (_table_scores, _table_sums); skip-gram's window of inputs against gathered rows.
+        cbow = hidden.dim() == 2
         if self.config.loss == "neg":
             rows = torch.cat([centres.unsqueeze(1), negatives], dim=1)  # (B, 1 + k)
             valid = (rows != centres.unsqueeze(1)).to(hidden.dtype)
             valid[:, 0] = 1
-            output_rows = self.output_vectors.index_select(0, rows.view(-1)).view(batch, -1, dim)
-            loss, grad_hidden, grad_output = negative_sampling_loss(
-                hidden, output_rows, valid if hidden.dim() == 2 else inputs * valid.unsqueeze(1), need_loss)
+            if cbow:
+                loss, d_scores = _negative_sampling_terms(_table_scores(hidden, self.output_vectors, rows), valid,
+                                                          need_loss)
+                grad_hidden = _table_sums(d_scores, self.output_vectors, rows)
+                grad_output = d_scores.unsqueeze(2) * hidden.unsqueeze(1)  # (B, 1 + k, d)
+            else:
+                output_rows = self.output_vectors.index_select(0, rows.view(-1)).view(batch, -1, dim)
+                loss, grad_hidden, grad_output = negative_sampling_loss(hidden, output_rows,
+                                                                        inputs * valid.unsqueeze(1), need_loss)
             _scatter_add(self.output_vectors, rows.view(-1), grad_output.view(-1, dim), -lr)
         else:
             points, codes, path_mask = (tensor.index_select(0, centres) for tensor in self._tree())
             longest = int(path_mask.sum(1).max())  # trim the padding no path in this batch needs
-            points, codes, path_mask = points[:, :longest], codes[:, :longest], path_mask[:, :longest]
-            node_rows = self.inner_node_vectors.index_select(0, points.reshape(-1)).view(batch, longest, dim)
-            node_ids = points.reshape(-1)
-            node_scale = -lr
-            if self.config.damp_tree_steps:
-                # the summed |h|^2 of the examples behind each path entry: one mean, or a window's words
-                if hidden.dim() == 2:
-                    sq_norms = torch.linalg.vector_norm(hidden, dim=1).square_()  # (B,)
-                else:
-                    sq_norms = (torch.linalg.vector_norm(hidden, dim=2).square_() * inputs.view(batch, width)).sum(1)
-                curvature = (sq_norms.unsqueeze(1) * path_mask).view(-1)  # (B * L,)
-                shares = _damped_shares(node_ids, curvature, self.inner_node_vectors.shape[0], lr)
-                node_scale = shares.mul_(-lr).view(batch, longest)
-            loss, grad_hidden, node_steps = hierarchical_softmax_loss(
-                hidden, node_rows, codes, path_mask if hidden.dim() == 2 else inputs * path_mask.unsqueeze(1),
-                need_loss, node_scale=node_scale)
-            # Padding steps of a path are zero rows (masked above); adding them to node 0 costs less
-            # than gathering the steps on the paths.
-            _scatter_add(self.inner_node_vectors, node_ids, node_steps.view(-1, dim), None)
+            points, codes, mask = points[:, :longest], codes[:, :longest], path_mask[:, :longest]
+            if cbow:
+                scores = _table_scores(hidden, self.inner_node_vectors, points)
+                loss, d_scores = _hierarchical_softmax_terms(scores, codes, mask, need_loss)
+                grad_hidden = _table_sums(d_scores, self.inner_node_vectors, points)
+            else:
+                node_rows = self.inner_node_vectors.index_select(0, points.reshape(-1)).view(batch, longest, dim)
+                mask = inputs * mask.unsqueeze(1)
+                loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss)
+                grad_hidden, _ = _backward(d_scores, hidden, node_rows, rows_too=False)
+            self._add_node_steps(points, d_scores, hidden, mask, lr)
         # With CBOW every context word takes the whole error of the mean, as word2vec.c and gensim
         # do (the exact gradient would divide it by the number of context words).
         if self.config.arch == "cbow":
@@ -601,6 +642,64 @@ class Word2Vec:
             grad_inputs = grad_hidden.view(-1, dim).index_select(0, real)
         _scatter_add(self.input_vectors, real_ids, grad_inputs, -lr)
         return float(loss.sum() / inputs.sum()) if need_loss else None
+
+    def _add_node_steps(self, points, d_scores, hidden, mask, lr: float) -> None:
+        """Add to each inner node on the batch's paths its step: -lr times the sum of d_score * h over
+        the examples whose path runs through it (damped with ``config.damp_tree_steps``).
+
+        ``points`` ``(B, L)``; ``d_scores`` and ``mask`` ``(B, [C,] L)``; ``hidden`` ``(B, [C,] d)``.
+        """
+        import torch
+
+        if hidden.dim() == 2:
+            return self._add_node_steps_by_node(points, d_scores, hidden, mask, lr)
+        batch, longest = points.shape
+        node_ids = points.reshape(-1)
+        scale = -lr
+        if self.config.damp_tree_steps:
+            # each node's summed |h|^2 over its examples: 4 times a bound on the curvature along it
+            sq_norms = (torch.linalg.vector_norm(hidden, dim=2).square_().unsqueeze(2) * mask).sum(1)  # (B, L)
+            curvature = torch.zeros(self.inner_node_vectors.shape[0], dtype=hidden.dtype, device=hidden.device)
+            curvature.index_add_(0, node_ids, sq_norms.view(-1))
+            scale = _damped_scale(curvature.index_select(0, node_ids), lr).view(batch, 1, longest)
+        steps = torch.bmm((d_scores * scale).transpose(1, 2), hidden)  # (B, L, d), summed over the C inputs
+        # Padding steps of a path are zero rows (masked); adding them to node 0 costs less than
+        # gathering the steps on the paths.
+        _scatter_add(self.inner_node_vectors, node_ids, steps.view(batch * longest, -1), 1)
+
+    def _add_node_steps_by_node(self, points, d_scores, hidden, mask, lr: float) -> None:
+        """:meth:`_add_node_steps` for one input per window, ``hidden`` ``(B, d)`` (CBOW), node by node.
+
+        The windows come in the tree's leaf order (:meth:`_train_chunk`), so that at each depth the
+        windows through one node are consecutive; each node's step is one bag of an
+        ``embedding_bag`` over the inputs, weighted by their d_scores, taken depth by depth: no
+        ``(B, L, d)`` tensor of per-window steps is formed, and each node's row is written once.
+        """
+        import torch
+
+        batch, longest = points.shape
+        node_ids = points.t().reshape(-1)  # (L * B,) depth by depth
+        members = torch.arange(batch, device=points.device).repeat(longest)  # the window of each entry
+        starts = _run_starts(node_ids)
+        steps = torch.nn.functional.embedding_bag(members, hidden, starts, mode="sum",
+                                                  per_sample_weights=d_scores.t().reshape(-1))  # (nodes, d)
+        scale = -lr
+        if self.config.damp_tree_steps:
+            sq_norms = torch.linalg.vector_norm(hidden, dim=1).square_().unsqueeze(1)  # (B, 1)
+            curvature = torch.nn.functional.embedding_bag(members, sq_norms, starts, mode="sum",
+                                                          per_sample_weights=mask.t().reshape(-1))  # (nodes, 1)
+            scale = _damped_scale(curvature, lr)
+        _scatter_add(self.inner_node_vectors, node_ids.index_select(0, starts), steps, scale)
+
+    def _leaf_ranks(self) -> np.ndarray:
+        """``(V,)`` each word's place among the tree's leaves from left to right (its code's place in
+        lexicographic order): the words below any one inner node have consecutive places."""
+        if not hasattr(self, "_leaf_rank_array"):
+            codes = self.vocab.huffman().codes  # padded with 0s, which keeps the order of prefix-free codes
+            ranks = np.empty(len(codes), dtype=np.int64)
+            ranks[np.lexsort(codes.T[::-1])] = np.arange(len(codes))
+            self._leaf_rank_array = ranks
+        return self._leaf_rank_array
 
     def _tree(self):
         """Huffman paths as tensors on the device: points ``(V, L)``, codes ``(V, L)``, mask ``(V, L)``."""
@@ -615,30 +714,34 @@ class Word2Vec:
         return self._tree_tensors
 
 
-def _damped_shares(index, sq_norms, size: int, lr: float):
-    """``(n,)`` factors min(1, 1 / (lr * sum_e |h_e|^2)) that keep each row's summed step small.
+def _damped_scale(curvature, lr: float):
+    """-lr * min(1, 1 / (lr * c)) for each row's summed squared input norm c (any shape).
 
-    ``index`` ``(n,)``: the table row (of ``size``) of each of n updates in a batch; ``sq_norms``
-    ``(n,)``: the sum of |h|^2 over the examples each update holds (0 for padding), so that sum_e
-    runs over all the examples with inputs h_e that update a row u. The curvature of the batch's
-    loss along u is at most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of lr times the scaled gradient
-    sum goes at most a quarter of a Newton step. (Allowing a whole Newton step helped less at 20 epochs in
-    ``benchmarks/word2vec_vs_gensim.py``.)
+    A row u takes the summed step of the examples e with inputs h_e that update it; the curvature
+    of the batch's loss along u is at most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of this scale
+    times the summed gradient goes at most a quarter of a Newton step. (Allowing a whole Newton
+    step helped less at 20 epochs in ``benchmarks/word2vec_vs_gensim.py``.)
     """
+    return curvature.mul(lr).clamp_(min=1).reciprocal_().mul_(-lr)
+
+
+def _run_starts(values):
+    """``(R,)`` the positions in ``values`` ``(n,)`` where a run of equal consecutive values begins."""
     import torch
 
-    step_curvature = torch.zeros(size, dtype=sq_norms.dtype, device=sq_norms.device).index_add_(0, index, sq_norms)
-    return step_curvature.mul_(lr).index_select(0, index).clamp_(min=1).reciprocal_()
+    change = torch.ones_like(values, dtype=torch.bool)
+    torch.ne(values[1:], values[:-1], out=change[1:])
+    return change.nonzero().squeeze(1)
 
 
 def _scatter_add(table, index, rows, alpha) -> None:
     """``table[index[i]] += alpha * rows[i]`` for every i, repeated indices summed (in place).
 
     ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place); ``alpha`` a
-    number, or None: rows already scaled. ``scatter_add_`` is used rather than ``index_add_``: on
+    number or an ``(n, 1)`` tensor of factors. ``scatter_add_`` is used rather than ``index_add_``: on
     the CPU it costs far less per index.
     """
-    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows if alpha is None else rows.mul_(alpha))
+    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows.mul_(alpha))
 
 
 def _chunks(offsets: np.ndarray, words: int) -> list[tuple[int, int]]:

@@ -124,36 +124,62 @@ def test_planted_topics_are_learned_and_loss_falls(arch, loss, damp, monkeypatch
     assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.2
 
 
-@pytest.mark.parametrize("context", [None, 3])
-def test_node_scale_equals_scaling_the_node_gradients_afterwards(context):
-    generator = torch.Generator().manual_seed(1)
-    batch, length, dim = 4, 5, 6
-    hidden = torch.randn(batch, dim, generator=generator) if context is None else \
-        torch.randn(batch, context, dim, generator=generator)
-    nodes = torch.randn(batch, length, dim, generator=generator)
-    codes = torch.randint(0, 2, (batch, length), generator=generator)
-    mask = torch.ones(batch, length) if context is None else torch.ones(batch, context, length)
-    scale = torch.rand(batch, length, generator=generator)
-    loss, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, nodes, codes, mask)
-    scaled_loss, scaled_hidden, scaled_nodes = hierarchical_softmax_loss(hidden, nodes, codes, mask, node_scale=scale)
-    torch.testing.assert_close(scaled_loss, loss)
-    torch.testing.assert_close(scaled_hidden, grad_hidden)  # the hidden gradient is not scaled
-    torch.testing.assert_close(scaled_nodes, grad_nodes * scale.unsqueeze(2))
-    torch.testing.assert_close(hierarchical_softmax_loss(hidden, nodes, codes, mask, node_scale=-0.5)[2],
-                               -0.5 * grad_nodes)
+def test_table_scores_and_sums_equal_those_of_gathered_rows():
+    from course.word2vec import _scores, _table_scores, _table_sums
+
+    generator = torch.Generator().manual_seed(2)
+    table, hidden = torch.randn(7, 5, generator=generator), torch.randn(4, 5, generator=generator)
+    ids = torch.tensor([[0, 0, 6], [3, 1, 1], [2, 2, 2], [5, 4, 0]])  # repeated ids within a row too
+    weights = torch.randn(4, 3, generator=generator)
+    rows = table[ids]  # (4, 3, 5)
+    torch.testing.assert_close(_table_scores(hidden, table, ids), _scores(hidden, rows))
+    torch.testing.assert_close(_table_sums(weights, table, ids), (weights.unsqueeze(2) * rows).sum(1))
 
 
 def test_damped_tree_steps_are_at_most_a_quarter_newton_step():
-    from course.word2vec import _damped_shares
+    from course.word2vec import _damped_scale
 
-    index = torch.tensor([0, 2, 0, 0, 1])
-    sq_norms = torch.tensor([3.0, 0.5, 4.0, 3.0, 40.0], dtype=torch.float64)
     lr = 0.1
-    shares = _damped_shares(index, sq_norms, 3, lr)
-    # node 0: lr * (3 + 4 + 3) = 1 -> 1 (undamped); node 1: lr * 40 = 4 -> 1/4; node 2: 0.05 -> 1
-    torch.testing.assert_close(shares, torch.tensor([1.0, 1.0, 1.0, 1.0, 0.25], dtype=torch.float64))
-    shares = _damped_shares(index, 2 * sq_norms, 3, lr)
-    torch.testing.assert_close(shares, torch.tensor([0.5, 1.0, 0.5, 0.5, 0.125], dtype=torch.float64))
+    # summed |h|^2 of 10: lr * 10 = 1 -> a whole step; 40: 4 -> a quarter of it; 0.5 -> a whole step
+    curvature = torch.tensor([[10.0], [40.0], [0.5]], dtype=torch.float64)
+    torch.testing.assert_close(_damped_scale(curvature, lr), -lr * torch.tensor([[1.0], [0.25], [1.0]],
+                                                                               dtype=torch.float64))
+    torch.testing.assert_close(_damped_scale(2 * curvature, lr), -lr * torch.tensor([[0.5], [0.125], [1.0]],
+                                                                                   dtype=torch.float64))
+
+
+@pytest.mark.parametrize("arch", ["skipgram", "cbow"])
+@pytest.mark.parametrize("damp", [False, True])
+def test_tree_node_steps_equal_the_summed_gradients(arch, damp):
+    """The trainer's node updates (one bag per node for CBOW) equal -lr times the summed node
+    gradients of hierarchical_softmax_loss, scaled per node by the damping rule."""
+    from course.word2vec import Word2Vec, _hierarchical_softmax_terms, _scores
+
+    corpus = from_sentences([list("abcdefghij") * 3, list("aabbbcccdd") * 4], name="letters")
+    config = Word2VecConfig(arch=arch, loss="hs", dim=5, min_count=1, device="cpu", damp_tree_steps=damp)
+    model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=1), config)
+    generator = torch.Generator().manual_seed(3)
+    model.inner_node_vectors.copy_(torch.randn(model.inner_node_vectors.shape, generator=generator))
+    words = torch.arange(len(model.vocab))
+    centres = words[torch.from_numpy(np.argsort(model._leaf_ranks()))].repeat_interleave(3)  # leaf order
+    points, codes, path_mask = (tensor.index_select(0, centres) for tensor in model._tree())
+    batch, longest = points.shape
+    hidden = 3 * torch.randn((batch, 4, 5) if arch == "skipgram" else (batch, 5), generator=generator)
+    mask = path_mask if arch == "cbow" else path_mask.unsqueeze(1).expand(-1, 4, -1).clone()
+    node_rows = model.inner_node_vectors[points]
+    _, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, node_rows, codes, mask)
+    lr = 0.05
+    per_node = torch.zeros_like(model.inner_node_vectors).index_add_(0, points.view(-1), grad_nodes.view(-1, 5))
+    if damp:
+        sq_norms = hidden.square().sum(-1) if arch == "cbow" else hidden.square().sum(-1).sum(1)
+        entries = (sq_norms.unsqueeze(1) * path_mask).view(-1)
+        curvature = torch.zeros(len(per_node)).index_add_(0, points.view(-1), entries)
+        per_node *= (1 / (lr * curvature).clamp(min=1)).unsqueeze(1)
+        assert (lr * curvature > 1).any()  # some node is damped
+    expected = model.inner_node_vectors - lr * per_node
+    _, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss=False)
+    model._add_node_steps(points, d_scores, hidden, mask, lr)
+    torch.testing.assert_close(model.inner_node_vectors, expected)
 
 
 def test_damping_changes_only_hierarchical_softmax(wiki):
