@@ -547,13 +547,21 @@ class Word2Vec:
             batch_size = max(1, round(batch_size * len(centres) / int((contexts >= 0).sum())))
         order = rng.permutation(len(centres))
         starts = np.arange(0, len(centres), batch_size)
+        # Batches of windows that need the same padding waste little on it: windows with as many
+        # context words (skip-gram; their context words moved to the front), with Huffman paths of
+        # the same length (HS). The batches are then trained in random order.
+        sort_keys = []
         if self.config.loss == "hs":
-            # Batches of paths of about the same length waste little on padding; their order stays random.
-            order = order[np.argsort(self.vocab.huffman().lengths[centres[order]], kind="stable")]
-            # CBOW: within a batch in the tree's leaf order, for _add_node_steps_by_node
-            if self.config.arch == "cbow":
-                order = order[np.lexsort((self._leaf_ranks()[centres[order]], np.arange(len(order)) // batch_size))]
+            sort_keys.append(self.vocab.huffman().lengths[centres[order]])
+        if self.config.arch == "skipgram":
+            contexts = -np.sort(-contexts, axis=1)  # ids in descending order: the -1 padding last
+            sort_keys.append((contexts[order] >= 0).sum(1))
+        if sort_keys:
+            order = order[np.lexsort(sort_keys)]  # stable: ties keep their random order
             starts = rng.permutation(starts)
+        if self.config.arch == "cbow" and self.config.loss == "hs":
+            # within a batch in the tree's leaf order, for _add_node_steps_by_node
+            order = order[np.lexsort((self._leaf_ranks()[centres[order]], np.arange(len(order)) // batch_size))]
         centres = torch.from_numpy(centres[order]).to(self.device)
         contexts = torch.from_numpy(contexts[order]).to(self.device)
         negatives = None
@@ -589,6 +597,8 @@ class Word2Vec:
         keep their plain sum."""
         import torch
 
+        if self.config.arch == "skipgram":  # context words come first (_train_chunk): drop the columns none fills
+            contexts = contexts[:, : int((contexts >= 0).sum(1).max())]
         batch, width = contexts.shape
         dim = self.config.dim
         present = contexts >= 0  # (B, 2w)
