@@ -220,18 +220,22 @@ def hierarchical_softmax_loss(hidden, node_rows, codes, mask, need_loss: bool = 
         ``loss`` ``(B,)`` or ``(B, C)`` = -log P(word | h) (None without ``need_loss``);
         ``grad_hidden``, shaped as ``hidden``; ``grad_nodes`` ``(B, L, d)``, summed over the C inputs.
     """
-    loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss)
+    targets = 1 - codes.to(hidden.dtype)
+    loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), targets, mask, need_loss)
     return loss, *_backward(d_scores, hidden, node_rows)
 
 
-def _hierarchical_softmax_terms(scores, codes, mask, need_loss: bool):
-    """The loss and d loss / d scores of hierarchical softmax from its scores ``(B, [C,] L)``."""
+def _hierarchical_softmax_terms(scores, targets, mask, need_loss: bool):
+    """The loss and d loss / d scores of hierarchical softmax from its scores ``(B, [C,] L)``;
+    ``targets`` ``(B, L)`` = 1 - code, the probability each node should give its left branch."""
     import torch
 
-    signs = 1 - 2 * codes.to(scores.dtype)
-    signs = signs if scores.dim() == 2 else signs.unsqueeze(1)
-    loss = -(torch.nn.functional.logsigmoid(signs * scores) * mask).sum(-1) if need_loss else None
-    return loss, -signs * torch.sigmoid(-signs * scores) * mask
+    if scores.dim() == 3:
+        targets = targets.unsqueeze(1)
+    loss = None
+    if need_loss:  # -log s(sign * score), sign = 2 * target - 1
+        loss = -(torch.nn.functional.logsigmoid((2 * targets - 1) * scores) * mask).sum(-1)
+    return loss, torch.sigmoid(scores).sub_(targets).mul_(mask)
 
 
 def hierarchical_softmax_probabilities(hidden, inner_node_vectors, tree) -> torch.Tensor:  # noqa: F821
@@ -604,7 +608,8 @@ class Word2Vec:
         present = contexts >= 0  # (B, 2w)
         context_ids = contexts.clamp(min=0)
         real = present.view(-1).nonzero().squeeze(1)  # positions of real context words in the (B * 2w) grid
-        real_ids = context_ids.view(-1).index_select(0, real)
+        padded = len(real) < batch * width
+        real_ids = context_ids.view(-1).index_select(0, real) if padded else context_ids.view(-1)
         if self.config.arch == "cbow":
             counts = present.sum(1)
             offsets = counts.cumsum(0) - counts
@@ -620,37 +625,40 @@ class Word2Vec:
             rows = torch.cat([centres.unsqueeze(1), negatives], dim=1)  # (B, 1 + k)
             valid = (rows != centres.unsqueeze(1)).to(hidden.dtype)
             valid[:, 0] = 1
+            # steps: -lr times the gradients
             if cbow:
                 loss, d_scores = _negative_sampling_terms(_table_scores(hidden, self.output_vectors, rows), valid,
                                                           need_loss)
-                grad_hidden = _table_sums(d_scores, self.output_vectors, rows)
-                grad_output = d_scores.unsqueeze(2) * hidden.unsqueeze(1)  # (B, 1 + k, d)
+                input_step = _table_sums(d_scores.mul_(-lr), self.output_vectors, rows)
+                output_steps = d_scores.unsqueeze(2) * hidden.unsqueeze(1)  # (B, 1 + k, d)
             else:
                 output_rows = self.output_vectors.index_select(0, rows.view(-1)).view(batch, -1, dim)
-                loss, grad_hidden, grad_output = negative_sampling_loss(hidden, output_rows,
-                                                                        inputs * valid.unsqueeze(1), need_loss)
-            _scatter_add(self.output_vectors, rows.view(-1), grad_output.view(-1, dim), -lr)
+                scores = _scores(hidden, output_rows)
+                loss, d_scores = _negative_sampling_terms(scores, inputs * valid.unsqueeze(1), need_loss)
+                input_step, output_steps = _backward(d_scores.mul_(-lr), hidden, output_rows)
+            _scatter_add(self.output_vectors, rows.view(-1), output_steps.view(-1, dim))
         else:
-            points, codes, path_mask = (tensor.index_select(0, centres) for tensor in self._tree())
-            longest = int(path_mask.sum(1).max())  # trim the padding no path in this batch needs
-            points, codes, mask = points[:, :longest], codes[:, :longest], path_mask[:, :longest]
+            points, targets, mask = self._paths(centres)
+            longest = points.shape[1]
             if cbow:
                 scores = _table_scores(hidden, self.inner_node_vectors, points)
-                loss, d_scores = _hierarchical_softmax_terms(scores, codes, mask, need_loss)
-                grad_hidden = _table_sums(d_scores, self.inner_node_vectors, points)
+                loss, d_scores = _hierarchical_softmax_terms(scores, targets, mask, need_loss)
+                input_step = _table_sums(d_scores * -lr, self.inner_node_vectors, points)
             else:
                 node_rows = self.inner_node_vectors.index_select(0, points.reshape(-1)).view(batch, longest, dim)
                 mask = inputs * mask.unsqueeze(1)
-                loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss)
-                grad_hidden, _ = _backward(d_scores, hidden, node_rows, rows_too=False)
+                loss, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), targets, mask, need_loss)
+                input_step, _ = _backward(d_scores * -lr, hidden, node_rows, rows_too=False)
             self._add_node_steps(points, d_scores, hidden, mask, lr)
         # With CBOW every context word takes the whole error of the mean, as word2vec.c and gensim
         # do (the exact gradient would divide it by the number of context words).
-        if self.config.arch == "cbow":
-            grad_inputs = grad_hidden.index_select(0, real // width)
-        else:
-            grad_inputs = grad_hidden.view(-1, dim).index_select(0, real)
-        _scatter_add(self.input_vectors, real_ids, grad_inputs, -lr)
+        if cbow:
+            input_steps = input_step.index_select(0, real // width)
+        elif padded:
+            input_steps = input_step.view(-1, dim).index_select(0, real)
+        else:  # no padding
+            input_steps = input_step.view(-1, dim)
+        _scatter_add(self.input_vectors, real_ids, input_steps)
         return float(loss.sum() / inputs.sum()) if need_loss else None
 
     def _add_node_steps(self, points, d_scores, hidden, mask, lr: float) -> None:
@@ -675,7 +683,7 @@ class Word2Vec:
         steps = torch.bmm((d_scores * scale).transpose(1, 2), hidden)  # (B, L, d), summed over the C inputs
         # Padding steps of a path are zero rows (masked); adding them to node 0 costs less than
         # gathering the steps on the paths.
-        _scatter_add(self.inner_node_vectors, node_ids, steps.view(batch * longest, -1), 1)
+        _scatter_add(self.inner_node_vectors, node_ids, steps.view(batch * longest, -1))
 
     def _add_node_steps_by_node(self, points, d_scores, hidden, mask, lr: float) -> None:
         """:meth:`_add_node_steps` for one input per window, ``hidden`` ``(B, d)`` (CBOW), node by node.
@@ -712,16 +720,25 @@ class Word2Vec:
         return self._leaf_rank_array
 
     def _tree(self):
-        """Huffman paths as tensors on the device: points ``(V, L)``, codes ``(V, L)``, mask ``(V, L)``."""
+        """Huffman paths as tensors on the device: points ``(V, L)`` int64; ``(V, 2, L)`` float: the
+        targets 1 - code, and 1 on the path, 0 on its padding; lengths ``(V,)`` int64."""
         import torch
 
         if not hasattr(self, "_tree_tensors"):
             tree = self.vocab.huffman()
-            lengths = torch.as_tensor(tree.lengths)
-            mask = (torch.arange(tree.points.shape[1]) < lengths[:, None]).float()
-            self._tree_tensors = tuple(t.to(self.device) for t in (torch.as_tensor(tree.points),
-                                                                   torch.as_tensor(tree.codes).long(), mask))
+            mask = torch.arange(tree.points.shape[1]) < torch.as_tensor(tree.lengths)[:, None]
+            paths = torch.stack([1 - torch.as_tensor(tree.codes).float(), mask.float()], dim=1)
+            self._tree_tensors = tuple(tensor.to(self.device) for tensor in (
+                torch.as_tensor(tree.points), paths, torch.as_tensor(tree.lengths)))
         return self._tree_tensors
+
+    def _paths(self, words):
+        """Huffman paths of ``words`` ``(B,)``, trimmed to the longest: points ``(B, L)``, targets
+        1 - code ``(B, L)`` and mask ``(B, L)``."""
+        points, paths, lengths = self._tree()
+        longest = int(lengths.index_select(0, words).max())  # one number from the device
+        targets, mask = paths.index_select(0, words)[:, :, :longest].unbind(1)
+        return points.index_select(0, words)[:, :longest], targets, mask
 
 
 def _damped_scale(curvature, lr: float):
@@ -744,14 +761,14 @@ def _run_starts(values):
     return change.nonzero().squeeze(1)
 
 
-def _scatter_add(table, index, rows, alpha) -> None:
+def _scatter_add(table, index, rows, alpha=None) -> None:
     """``table[index[i]] += alpha * rows[i]`` for every i, repeated indices summed (in place).
 
     ``table`` ``(V, d)``, ``index`` ``(n,)``, ``rows`` ``(n, d)`` (scaled in place); ``alpha`` a
-    number or an ``(n, 1)`` tensor of factors. ``scatter_add_`` is used rather than ``index_add_``: on
-    the CPU it costs far less per index.
+    number or an ``(n, 1)`` tensor of factors, or None: rows already scaled. ``scatter_add_`` is
+    used rather than ``index_add_``: on the CPU it costs far less per index.
     """
-    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows.mul_(alpha))
+    table.scatter_add_(0, index.unsqueeze(1).expand(-1, table.shape[1]), rows if alpha is None else rows.mul_(alpha))
 
 
 def _chunks(offsets: np.ndarray, words: int) -> list[tuple[int, int]]:

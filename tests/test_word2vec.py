@@ -162,7 +162,8 @@ def test_tree_node_steps_equal_the_summed_gradients(arch, damp):
     model.inner_node_vectors.copy_(torch.randn(model.inner_node_vectors.shape, generator=generator))
     words = torch.arange(len(model.vocab))
     centres = words[torch.from_numpy(np.argsort(model._leaf_ranks()))].repeat_interleave(3)  # leaf order
-    points, codes, path_mask = (tensor.index_select(0, centres) for tensor in model._tree())
+    points, targets, path_mask = model._paths(centres)
+    codes = (1 - targets).long()
     batch, longest = points.shape
     hidden = 3 * torch.randn((batch, 4, 5) if arch == "skipgram" else (batch, 5), generator=generator)
     mask = path_mask if arch == "cbow" else path_mask.unsqueeze(1).expand(-1, 4, -1).clone()
@@ -177,7 +178,7 @@ def test_tree_node_steps_equal_the_summed_gradients(arch, damp):
         per_node *= (1 / (lr * curvature).clamp(min=1)).unsqueeze(1)
         assert (lr * curvature > 1).any()  # some node is damped
     expected = model.inner_node_vectors - lr * per_node
-    _, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), codes, mask, need_loss=False)
+    _, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), targets, mask, need_loss=False)
     model._add_node_steps(points, d_scores, hidden, mask, lr)
     torch.testing.assert_close(model.inner_node_vectors, expected)
 
