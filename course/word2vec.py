@@ -566,8 +566,13 @@ class Word2Vec:
         if self.config.arch == "cbow" and self.config.loss == "hs":
             # within a batch in the tree's leaf order, for _add_node_steps_by_node
             order = order[np.lexsort((self._leaf_ranks()[centres[order]], np.arange(len(order)) // batch_size))]
+        contexts = contexts[order]
+        # the columns a batch's windows fill (skip-gram: their context words come first)
+        widths = np.maximum.reduceat((contexts >= 0).sum(1), np.sort(starts)) if self.config.arch == "skipgram" \
+            else np.full(len(starts), contexts.shape[1])
+        widths = dict(zip(np.sort(starts).tolist(), widths.tolist(), strict=True))
         centres = torch.from_numpy(centres[order]).to(self.device)
-        contexts = torch.from_numpy(contexts[order]).to(self.device)
+        contexts = torch.from_numpy(contexts).to(self.device)
         negatives = None
         if noise is not None:
             draws = rng.integers(0, len(noise), size=(len(centres), self.config.negative))
@@ -579,7 +584,7 @@ class Word2Vec:
                 stop = start + batch_size
                 lr = self._learning_rate(total_words, words_done())
                 batch_negatives = None if negatives is None else negatives[start:stop]
-                loss = self._step(contexts[start:stop], centres[start:stop], batch_negatives, lr,
+                loss = self._step(contexts[start:stop, :widths[start]], centres[start:stop], batch_negatives, lr,
                                   need_loss=number % LOSS_EVERY == 0)
                 if loss is not None:
                     losses.append(loss)
@@ -601,8 +606,6 @@ class Word2Vec:
         keep their plain sum."""
         import torch
 
-        if self.config.arch == "skipgram":  # context words come first (_train_chunk): drop the columns none fills
-            contexts = contexts[:, : int((contexts >= 0).sum(1).max())]
         batch, width = contexts.shape
         dim = self.config.dim
         present = contexts >= 0  # (B, 2w)

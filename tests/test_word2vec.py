@@ -183,6 +183,40 @@ def test_tree_node_steps_equal_the_summed_gradients(arch, damp):
     torch.testing.assert_close(model.inner_node_vectors, expected)
 
 
+@pytest.mark.parametrize("arch,loss", [("skipgram", "neg"), ("cbow", "neg"), ("skipgram", "hs"), ("cbow", "hs")])
+def test_a_chunk_trains_each_window_once_whatever_the_batching(arch, loss, wiki, monkeypatch):
+    """Batches are sorted (path length, context words) and skip-gram's contexts moved to the front and
+    trimmed: every (centre, context word) pair of the chunk's windows must still be trained once."""
+    from collections import Counter
+
+    from course.word2vec import Word2Vec, cbow_windows
+
+    corpus = wiki.head(300)
+    config = Word2VecConfig(arch=arch, loss=loss, dim=8, min_count=2, device="cpu")
+    model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=2), config)
+    ids, offsets = model.vocab.encode_corpus(corpus, unknown="drop")
+    sentence = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    keep = model.vocab.keep_probabilities(config.sample)
+    seen = Counter()
+
+    def record(contexts, centres, negatives, lr, need_loss):
+        if arch == "cbow" and loss == "hs":  # a batch's windows in the tree's leaf order
+            ranks = model._leaf_ranks()[centres.numpy()]
+            assert (np.diff(ranks) >= 0).all()
+        for centre, row in zip(centres.tolist(), contexts.tolist(), strict=True):
+            seen.update((centre, context) for context in row if context >= 0)
+
+    monkeypatch.setattr(model, "_step", record)
+    noise = model._noise_table() if loss == "neg" else None
+    model._train_chunk(ids, sentence, keep, noise, np.random.default_rng(5), 64, len(ids), lambda: 0)
+    rng = np.random.default_rng(5)  # the same draws, in the same order: the windows of the chunk
+    kept = rng.random(len(ids)) < keep[ids]
+    centres, contexts = cbow_windows(ids[kept], sentence[kept], config.window, rng)
+    expected = Counter((int(centre), int(context)) for centre, row in zip(centres, contexts, strict=True)
+                       for context in row if context >= 0)
+    assert seen == expected and len(expected) > 1000
+
+
 def test_damping_changes_only_hierarchical_softmax(wiki):
     from course.word2vec import Word2Vec
 
