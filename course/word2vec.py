@@ -19,14 +19,15 @@ gradients, read from the tables with ``index_select`` and added with ``scatter_a
 input per window is scored against the output rows where they lie in the table (a sampled matrix
 product, and ``embedding_bag`` for the weighted sums), which moves far less memory than gathering
 them; with hierarchical softmax a batch's windows come in the tree's leaf order, so that each
-node's summed step is one bag of an ``embedding_bag`` and its row is written once. Skip-gram trains the
-window's words one by one against its centre word, as word2vec.c does, with one difference: the k
-noise words are drawn once per window and shared by its pairs, so that the output vectors of a
-window are fetched and updated once rather than once per pair (about three times faster, with
-vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``). With hierarchical softmax
-a batch sums many examples' steps on the inner nodes near the root; with ``damp_tree_steps`` (the
-default) each node's summed step is damped to at most a quarter of a Newton step
-(``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads``
+node's summed step is one bag of an ``embedding_bag`` and its row is written once. Skip-gram
+trains the window's words one by one against its centre word, as word2vec.c does, with one
+difference: the k noise words are drawn once per window and shared by its pairs, so that the
+output vectors of a window are fetched and updated once rather than once per pair (about three
+times faster, with vectors of the same quality; see ``benchmarks/word2vec_vs_gensim.py``); its
+batches hold windows with as many context words, so that little of a batch is padding. With
+hierarchical softmax a batch sums many examples' steps on the inner nodes near the root; with
+``damp_tree_steps`` (the default) each node's summed step is damped to at most a quarter of a
+Newton step (``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads``
 workers train different chunks at once on the shared tables without locks ("Hogwild", as
 word2vec.c and gensim do): forked processes where the system can fork (:mod:`course.hogwild`),
 else Python threads. One thread and one seed give identical vectors every time.
@@ -184,7 +185,6 @@ def negative_sampling_loss(hidden, output_rows, valid=None, need_loss: bool = Tr
         ``hidden``; ``grad_output`` ``(B, 1 + k, d)``, summed over the C inputs: the gradients of the
         loss (the update is minus the learning rate times these).
     """
-
     loss, d_scores = _negative_sampling_terms(_scores(hidden, output_rows), valid, need_loss)
     return loss, *_backward(d_scores, hidden, output_rows)
 
@@ -567,10 +567,7 @@ class Word2Vec:
             # within a batch in the tree's leaf order, for _add_node_steps_by_node
             order = order[np.lexsort((self._leaf_ranks()[centres[order]], np.arange(len(order)) // batch_size))]
         contexts = contexts[order]
-        # the columns a batch's windows fill (skip-gram: their context words come first)
-        widths = np.maximum.reduceat((contexts >= 0).sum(1), np.sort(starts)) if self.config.arch == "skipgram" \
-            else np.full(len(starts), contexts.shape[1])
-        widths = dict(zip(np.sort(starts).tolist(), widths.tolist(), strict=True))
+        filled = (contexts >= 0).sum(1)  # context words per window (skip-gram's come first)
         centres = torch.from_numpy(centres[order]).to(self.device)
         contexts = torch.from_numpy(contexts).to(self.device)
         negatives = None
@@ -582,9 +579,11 @@ class Word2Vec:
         with torch.no_grad():
             for number, start in enumerate(starts):
                 stop = start + batch_size
+                # skip-gram: only the columns the batch's windows fill
+                width = int(filled[start:stop].max()) if self.config.arch == "skipgram" else contexts.shape[1]
                 lr = self._learning_rate(total_words, words_done())
                 batch_negatives = None if negatives is None else negatives[start:stop]
-                loss = self._step(contexts[start:stop, :widths[start]], centres[start:stop], batch_negatives, lr,
+                loss = self._step(contexts[start:stop, :width], centres[start:stop], batch_negatives, lr,
                                   need_loss=number % LOSS_EVERY == 0)
                 if loss is not None:
                     losses.append(loss)
