@@ -577,14 +577,16 @@ class Word2Vec:
             negatives = noise.index_select(0, draws).view(len(centres), -1).long()  # (windows, k)
         losses = []
         with torch.no_grad():
-            for number, start in enumerate(starts):
+            # the loss is measured on every LOSS_EVERY-th batch in the sorted order, which spans the
+            # batches' kinds (numbers of context words, path lengths) evenly
+            for start in starts:
                 stop = start + batch_size
                 # skip-gram: only the columns the batch's windows fill
                 width = int(filled[start:stop].max()) if self.config.arch == "skipgram" else contexts.shape[1]
                 lr = self._learning_rate(total_words, words_done())
                 batch_negatives = None if negatives is None else negatives[start:stop]
                 loss = self._step(contexts[start:stop, :width], centres[start:stop], batch_negatives, lr,
-                                  need_loss=number % LOSS_EVERY == 0)
+                                  need_loss=start // batch_size % LOSS_EVERY == 0)
                 if loss is not None:
                     losses.append(loss)
         return losses
