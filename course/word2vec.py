@@ -119,24 +119,20 @@ def _scores(hidden, rows):
     return torch.bmm(hidden, rows.transpose(1, 2))
 
 
-def _backward(d_scores, hidden, rows, hidden_too: bool = True, rows_too: bool = True):
+def _backward(d_scores, hidden, rows, rows_too: bool = True):
     """Gradients of the hidden vectors (shaped as ``hidden``) and of the rows ``(B, R, d)``, summed over
-    the C inputs, from ``d_scores`` = d loss / d scores shaped as :func:`_scores`'s result (either
+    the C inputs, from ``d_scores`` = d loss / d scores shaped as :func:`_scores`'s result (the rows'
     may be skipped: None)."""
     import torch
 
-    grad_hidden = grad_rows = None
+    grad_rows = None
     if hidden.dim() == 2:
-        if hidden_too:
-            grad_hidden = torch.bmm(d_scores.unsqueeze(1), rows).squeeze(1)
         if rows_too:
             grad_rows = d_scores.unsqueeze(2) * hidden.unsqueeze(1)
-        return grad_hidden, grad_rows
-    if hidden_too:
-        grad_hidden = torch.bmm(d_scores, rows)
+        return torch.bmm(d_scores.unsqueeze(1), rows).squeeze(1), grad_rows
     if rows_too:
         grad_rows = torch.bmm(d_scores.transpose(1, 2), hidden)
-    return grad_hidden, grad_rows
+    return torch.bmm(d_scores, rows), grad_rows
 
 
 def _table_scores(hidden, table, ids):
