@@ -547,11 +547,13 @@ class Word2Vec:
             batch_size = max(1, round(batch_size * len(centres) / int((contexts >= 0).sum())))
         order = rng.permutation(len(centres))
         starts = np.arange(0, len(centres), batch_size)
-        # Batches of windows that need the same padding waste little on it: windows with as many
-        # context words (skip-gram; their context words moved to the front), with Huffman paths of
-        # the same length (HS). The batches are then trained in random order.
+        # Batches of windows that need the same padding waste little on it: CBOW's with Huffman
+        # paths of the same length (HS), skip-gram's with as many context words (moved to the
+        # front). The batches are then trained in random order. Skip-gram's are not sorted by path
+        # length: that would fill a batch with the windows of one frequent centre word, all stepping
+        # the same few tree nodes at once, which cost quality and saved no time.
         sort_keys = []
-        if self.config.loss == "hs":
+        if self.config.loss == "hs" and self.config.arch == "cbow":
             sort_keys.append(self.vocab.huffman().lengths[centres[order]])
         if self.config.arch == "skipgram":
             contexts = -np.sort(-contexts, axis=1)  # ids in descending order: the -1 padding last

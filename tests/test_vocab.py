@@ -119,6 +119,41 @@ def test_huffman_codes_are_prefix_free_and_optimal(seed):
     assert tree.points.max() == root
 
 
+def _heap_tree(counts):
+    """Each word's (code, points) from a plain heap Huffman: nodes ordered by (weight, word before inner
+    node, id, order of creation); the first node taken gets bit 0; inner node k is the k-th made."""
+    heap = [(int(count), 0, i, None) for i, count in enumerate(counts)]
+    heapq.heapify(heap)
+    parent, bit = {}, {}
+    for k in range(len(counts) - 1):
+        first, second = heapq.heappop(heap), heapq.heappop(heap)
+        for node, b in ((first, 0), (second, 1)):
+            key = ("word", node[2]) if node[1] == 0 else ("inner", node[2])
+            parent[key], bit[key] = k, b
+        heapq.heappush(heap, (first[0] + second[0], 1, k, None))
+    root = len(counts) - 2
+    paths = []
+    for i in range(len(counts)):
+        code, points, key = [], [], ("word", i)
+        while key != ("inner", root):
+            code.append(bit[key])
+            points.append(parent[key])
+            key = ("inner", parent[key])
+        paths.append((code[::-1], points[::-1]))
+    return paths
+
+
+@pytest.mark.parametrize("counts", [[10, 6, 5, 5, 3, 3, 3, 1], [4, 4, 2, 2, 2, 2, 1, 1, 1, 1],
+                                    sorted(np.random.default_rng(3).zipf(1.6, 400).clip(1, 50).tolist(), reverse=True)])
+def test_huffman_ties_go_to_the_word_then_the_lower_id(counts):
+    words = [f"w{i}" for i in range(len(counts))]
+    vocab = Vocabulary(words, counts, specials=())
+    tree = vocab.huffman()
+    for i, (code, points) in enumerate(_heap_tree(counts)):
+        length = tree.lengths[i]
+        assert (tree.codes[i, :length].tolist(), tree.points[i, :length].tolist()) == (code, points), words[i]
+
+
 def test_huffman_paths_agree_with_gensim(wiki):
     from gensim.models import Word2Vec
 
