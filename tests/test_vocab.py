@@ -122,15 +122,15 @@ def test_huffman_codes_are_prefix_free_and_optimal(seed):
 def _heap_tree(counts):
     """Each word's (code, points) from a plain heap Huffman: nodes ordered by (weight, word before inner
     node, id, order of creation); the first node taken gets bit 0; inner node k is the k-th made."""
-    heap = [(int(count), 0, i, None) for i, count in enumerate(counts)]
+    heap = [(int(count), 0, i) for i, count in enumerate(counts)]
     heapq.heapify(heap)
     parent, bit = {}, {}
     for k in range(len(counts) - 1):
         first, second = heapq.heappop(heap), heapq.heappop(heap)
         for node, b in ((first, 0), (second, 1)):
-            key = ("word", node[2]) if node[1] == 0 else ("inner", node[2])
+            key = ("word" if node[1] == 0 else "inner", node[2])
             parent[key], bit[key] = k, b
-        heapq.heappush(heap, (first[0] + second[0], 1, k, None))
+        heapq.heappush(heap, (first[0] + second[0], 1, k))
     root = len(counts) - 2
     paths = []
     for i in range(len(counts)):
