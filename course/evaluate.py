@@ -2,7 +2,8 @@
 
 - Analogies ("a is to b as c is to ?") on the Google set: 3CosAdd (the vector offset
   b - a + c, as gensim and word2vec.c score it) and 3CosMul (Levy and Goldberg, 2014), reported per
-  section, for the semantic and syntactic halves and in total, with coverage.
+  section, for the semantic and syntactic halves and in total, with coverage; on the whole set or on
+  the questions a corpus supports (every word seen at least ``min_count`` times).
 - Word-pair similarity on WordSim-353 and SimLex-999: Spearman and Pearson correlation between
   human scores and cosine similarity, and the share of pairs with an unknown word.
 - Nearest neighbours and similarity matrices for looking at a few words.
@@ -16,14 +17,14 @@ as one matrix product per batch of questions instead of one search per question.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
-from .errors import EvaluationFileError, WordNotInVocabularyError
+from .errors import EvaluationFileError, SettingError, WordNotInVocabularyError
 
 BENCHMARK_FILES = {
     "google-analogies": "questions-words.txt",
@@ -34,6 +35,9 @@ SIMILARITY_BENCHMARKS = ("wordsim353", "simlex999")
 SIMILARITY_LABELS = {"wordsim353": "WordSim-353", "simlex999": "SimLex-999"}
 METHODS = ("3cosadd", "3cosmul")
 COSMUL_EPSILON = 1e-6  # keeps 3CosMul's division finite, as in gensim's most_similar_cosmul
+
+Question = tuple[str, str, str, str]  # a b c d: a is to b as c is to d
+AnalogySource = str | os.PathLike | Mapping[str, Sequence[Question]]  # a benchmark, a file, section -> questions
 
 
 def benchmark_path(name_or_path: str | os.PathLike) -> Path:
@@ -136,7 +140,7 @@ class AnalogyResult:
                 "sections": [section.to_dict() for section in self.sections]}
 
 
-def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[str, list[Question]]]:
     """Read an analogy file: ``: section`` headers, then lines of four words ``a b c expected``.
 
     Raises:
@@ -144,7 +148,7 @@ def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[s
             without exactly four words (the message gives the file and line number).
     """
     path = benchmark_path(path)
-    sections: list[tuple[str, list[tuple[str, str, str, str]]]] = []
+    sections: list[tuple[str, list[Question]]] = []
     for number, line in enumerate(_read_lines(path), start=1):
         if line.startswith(":"):
             sections.append((line.lstrip(": ").strip(), []))
@@ -166,10 +170,92 @@ def _is_syntactic(section: str) -> bool:
     return section.startswith("gram")
 
 
-def evaluate_analogies(kv, path: str | os.PathLike = "google-analogies", method: str = "3cosadd",
+def _analogy_sections(source: AnalogySource) -> list[tuple[str, Sequence[Question]]]:
+    """The ``(section, questions)`` of a named benchmark, a file, or a mapping section -> questions."""
+    if isinstance(source, Mapping):
+        return list(source.items())
+    return read_analogies(source)
+
+
+@dataclass
+class SupportedAnalogies:
+    """The analogy questions a corpus supports: each of their four words is seen ``min_count`` times.
+
+    ``questions`` maps every section of the test, in file order, to the questions it keeps (a list of
+    ``(a, b, c, d)``, possibly empty); pass it to :func:`evaluate_analogies` or :func:`evaluate_all`
+    in place of a file. ``asked`` and ``kept`` count each section's questions before and after the rule.
+    """
+
+    min_count: int
+    questions: dict[str, list[Question]]
+    asked: dict[str, int]
+    kept: dict[str, int]
+
+    @property
+    def total_asked(self) -> int:
+        return sum(self.asked.values())
+
+    @property
+    def total_kept(self) -> int:
+        return sum(self.kept.values())
+
+
+def _word_counts(counts) -> dict[str, int]:
+    """How often each word was seen, from a mapping word -> count, a :class:`~course.vocab.Vocabulary`
+    (``words`` and ``counts``) or a :class:`~course.corpus.Corpus` (``types`` and ``counts()``)."""
+    if isinstance(counts, Mapping):
+        return {str(word): int(count) for word, count in counts.items()}
+    if hasattr(counts, "words") and hasattr(counts, "counts"):  # a Vocabulary
+        return dict(zip(counts.words, np.asarray(counts.counts).tolist(), strict=True))
+    if hasattr(counts, "types") and callable(getattr(counts, "counts", None)):  # a Corpus
+        return dict(zip(counts.types, counts.counts().tolist(), strict=True))
+    raise TypeError(f"word counts must be a mapping, a Vocabulary or a Corpus, not {type(counts).__name__}")
+
+
+def supported_analogies(counts, path: AnalogySource = "google-analogies", min_count: int = 50,
+                        case_insensitive: bool = True) -> SupportedAnalogies:
+    """Keep the analogy questions whose four words are each seen at least ``min_count`` times.
+
+    The rule is about the corpus, not about any model: a word seen only a few times gets a vector
+    fitted to a few contexts, and a question about it tests those contexts more than the method.
+
+    Args:
+        counts: the corpus's word counts: a mapping word -> count, a ``Vocabulary`` or a ``Corpus``
+            (words missing from it count 0).
+        path: the questions, as :func:`evaluate_analogies` takes them (a benchmark name, a file, or
+            a mapping section -> questions).
+        min_count: the least number of times each of the four words must be seen.
+        case_insensitive: compare words as the evaluation does, ignoring case; a word's count is then
+            that of its most frequent spelling (the one whose vector the evaluation uses).
+
+    Raises:
+        SettingError: ``min_count`` below 1.
+        EvaluationFileError: as :func:`read_analogies`.
+    """
+    if min_count < 1:
+        raise SettingError(f"min_count must be at least 1, got {min_count}")
+    seen: dict[str, int] = {}
+    for word, count in _word_counts(counts).items():
+        key = word.upper() if case_insensitive else word
+        seen[key] = max(seen.get(key, 0), count)
+
+    def supported(question: Question) -> bool:
+        return all(seen.get(word.upper() if case_insensitive else word, 0) >= min_count for word in question)
+
+    questions, asked, kept = {}, {}, {}
+    for name, section in _analogy_sections(path):
+        questions[name] = [tuple(question) for question in section if supported(question)]
+        asked[name], kept[name] = len(section), len(questions[name])
+    return SupportedAnalogies(min_count, questions, asked, kept)
+
+
+def evaluate_analogies(kv, path: AnalogySource = "google-analogies", method: str = "3cosadd",
                        restrict_vocab: int = 300_000, case_insensitive: bool = True,
                        batch_size: int | None = None) -> AnalogyResult:
     """Answer every analogy question with ``method`` and count the correct answers.
+
+    ``path`` is a benchmark name, an analogy file, or a mapping section -> questions (such as
+    :func:`supported_analogies`'s ``questions``).
 
     For a question (a, b, c, d) the answer is the word x, among the ``restrict_vocab`` most frequent
     and other than a, b and c, that maximises
@@ -182,7 +268,7 @@ def evaluate_analogies(kv, path: str | os.PathLike = "google-analogies", method:
     """
     if method not in METHODS:
         raise EvaluationFileError(f"unknown analogy method {method!r}: use one of {', '.join(METHODS)}")
-    sections_in = read_analogies(path)
+    sections_in = _analogy_sections(path)
     space = _SearchSpace.of(kv, restrict_vocab, case_insensitive)
     rows, section_of = [], []
     sections = [AnalogySection(name) for name, _ in sections_in]
@@ -332,11 +418,12 @@ def _pair_cosines(kv, first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = METHODS,
-                 analogies: str | os.PathLike = "google-analogies",
+                 analogies: AnalogySource = "google-analogies",
                  similarity: Sequence[str | os.PathLike] = SIMILARITY_BENCHMARKS) -> dict:
     """Every benchmark at once, as plain data: analogies per method and each similarity set.
 
-    ``analogies`` and ``similarity`` take benchmark names or paths of files in the same formats.
+    ``analogies`` and ``similarity`` take benchmark names or paths of files in the same formats;
+    ``analogies`` also takes a mapping section -> questions (see :func:`supported_analogies`).
     """
     return {
         "vectors": {"words": len(kv.index_to_key), "dimensions": int(kv.vector_size),

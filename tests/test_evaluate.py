@@ -3,7 +3,7 @@ import pytest
 from gensim.test.utils import datapath
 
 from course import evaluate
-from course.errors import EvaluationFileError, VectorsFileError, WordNotInVocabularyError
+from course.errors import EvaluationFileError, SettingError, VectorsFileError, WordNotInVocabularyError
 from course.vectors import keyed_vectors, load_vectors, save_vectors
 
 
@@ -134,3 +134,69 @@ def test_evaluate_all_and_report(wiki_vectors):
     assert "semantic" in report and "wordsim353" in report
     row = evaluate.summary_row(results)
     assert row["WordSim-353"] == results["similarity"]["wordsim353"]["spearman"]
+
+
+def _toy_questions():
+    return {"capital-common-countries": [("Athens", "Greece", "Paris", "France"),
+                                         ("Paris", "France", "Rome", "Italy"),
+                                         ("Rome", "Italy", "Athens", "Greece")],
+            "family": [("man", "woman", "king", "queen"), ("boy", "girl", "man", "woman")],
+            "gram8-plural": [("cat", "cats", "dog", "dogs")]}
+
+
+def test_supported_analogies_keep_the_questions_whose_four_words_pass():
+    counts = {"athens": 50, "greece": 80, "paris": 300, "france": 500, "rome": 49, "italy": 120,
+              "man": 132, "woman": 50, "king": 88, "queen": 17, "boy": 60, "girl": 70,
+              "cat": 51, "cats": 50, "dog": 90}  # "dogs" never seen; "rome" one short of 50
+    supported = evaluate.supported_analogies(counts, _toy_questions(), min_count=50)
+    assert supported.questions == {"capital-common-countries": [("Athens", "Greece", "Paris", "France")],
+                                   "family": [("boy", "girl", "man", "woman")],
+                                   "gram8-plural": []}
+    assert supported.asked == {"capital-common-countries": 3, "family": 2, "gram8-plural": 1}
+    assert supported.kept == {"capital-common-countries": 1, "family": 1, "gram8-plural": 0}
+    assert (supported.total_asked, supported.total_kept, supported.min_count) == (6, 2, 50)
+    # One more sighting of "rome" brings back both of its questions; one fewer of "athens" drops its two.
+    counts.update(rome=50, athens=49)
+    kept = evaluate.supported_analogies(counts, _toy_questions(), min_count=50).questions
+    assert kept["capital-common-countries"] == [("Paris", "France", "Rome", "Italy")]
+    # A lower bar keeps every question whose words are all seen; "dogs" (count 0) never passes.
+    assert evaluate.supported_analogies(counts, _toy_questions(), min_count=17).kept == {
+        "capital-common-countries": 3, "family": 2, "gram8-plural": 0}
+
+
+def test_supported_analogies_from_a_vocabulary_a_corpus_and_case(wiki):
+    from course.vocab import Vocabulary
+
+    questions = _toy_questions()
+    by_corpus = evaluate.supported_analogies(wiki, questions, min_count=20)
+    by_vocab = evaluate.supported_analogies(Vocabulary.from_corpus(wiki, min_count=5), questions, min_count=20)
+    counts = dict(zip(wiki.types, wiki.counts().tolist(), strict=True))
+    by_mapping = evaluate.supported_analogies(counts, questions, min_count=20)
+    assert by_corpus == by_vocab == by_mapping
+    for section, kept in by_mapping.questions.items():
+        assert kept == [q for q in questions[section] if all(counts.get(w.lower(), 0) >= 20 for w in q)]
+    # Case: a word's count is that of its most frequent spelling, unless told to compare exactly.
+    counts = {"Paris": 10, "paris": 60, "PARIS": 5, "france": 60, "athens": 60, "greece": 60}
+    toy = {"capitals": [("Athens", "Greece", "Paris", "France")]}
+    assert evaluate.supported_analogies(counts, toy, min_count=60).kept == {"capitals": 1}
+    assert evaluate.supported_analogies(counts, toy, min_count=61).kept == {"capitals": 0}
+    assert evaluate.supported_analogies(counts, toy, min_count=1, case_insensitive=False).kept == {"capitals": 0}
+    with pytest.raises(SettingError, match="min_count must be at least 1"):
+        evaluate.supported_analogies(counts, toy, min_count=0)
+
+
+def test_supported_questions_are_scored_like_a_file(tmp_path, wiki_vectors, wiki):
+    supported = evaluate.supported_analogies(wiki, min_count=50)
+    assert supported.total_asked == 19544 and 0 < supported.total_kept < supported.total_asked
+    assert list(supported.questions) == [name for name, _ in evaluate.read_analogies()]
+    path = tmp_path / "supported.txt"
+    path.write_text("".join(f": {name}\n" + "".join(" ".join(q) + "\n" for q in questions)
+                            for name, questions in supported.questions.items()))
+    for method in evaluate.METHODS:
+        from_mapping = evaluate.evaluate_analogies(wiki_vectors, supported.questions, method=method)
+        from_file = evaluate.evaluate_analogies(wiki_vectors, path, method=method)
+        assert from_mapping.to_dict() == from_file.to_dict()
+        assert from_mapping.predictions == from_file.predictions
+        assert from_mapping.total.answered == supported.total_kept  # every kept word is in the vocabulary
+    results = evaluate.evaluate_all(wiki_vectors, analogies=supported.questions, methods=("3cosadd",))
+    assert results["analogies"]["3cosadd"]["total"]["answered"] == supported.total_kept
