@@ -172,10 +172,12 @@ def train_elmo_command(args) -> int:
 def probe(args) -> int:
     from .elmo import Elmo
     from .probes import format_probe_table, probe_model, read_probes
+    from .vectors import load_vectors
 
-    probes = read_probes(args.probes)
+    probes = read_probes(args.probes, split=args.split)
+    context_vectors = load_vectors(args.context_vectors) if args.context_vectors else None
     model = Elmo.load(args.model, device=args.device)
-    results = probe_model(model, probes)
+    results = probe_model(model, probes, context_vectors=context_vectors)
     if args.json:
         _write_json(results, args.json)
     if args.json != "-":
@@ -369,9 +371,14 @@ def make_parser() -> argparse.ArgumentParser:
     elmo.add_argument("--quiet", action="store_true", help="no progress bar")
     elmo.set_defaults(handler=train_elmo_command)
 
-    prober = commands.add_parser("probe", help="sense probe of an ELMo model per layer, with two controls")
+    prober = commands.add_parser("probe", help="sense probe of an ELMo model per layer, with its controls")
     prober.add_argument("--model", required=True, help="an ELMo model file (train elmo --out)")
-    prober.add_argument("--probes", required=True, help="probe file: word<TAB>sense<TAB>sentence, with a header")
+    prober.add_argument("--probes", required=True,
+                        help="probe file: word<TAB>sense<TAB>sentence[<TAB>split], with a header")
+    prober.add_argument("--split", default=None, metavar="dev|test",
+                        help="only the sentences of this split (the file needs a split column); default: all")
+    prober.add_argument("--context-vectors", default=None, metavar="FILE",
+                        help="static word vectors (word2vec text or binary format) for the bag-of-context control")
     prober.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     prober.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     prober.set_defaults(handler=probe)

@@ -1,5 +1,6 @@
-"""Probes: the probe-file reader and its errors, the sense-probe figures and their controls, the
-nearest contexts, the POS probe, our own probe files and the probe command."""
+"""Probes: the probe-file reader, its splits and its errors, the sense-probe figures and their
+controls (the bag of context among them), the nearest contexts, the POS probe, our own probe files
+and the probe command."""
 
 import json
 import os
@@ -13,18 +14,24 @@ from conftest import assert_one_line_error
 
 from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
-from course.errors import ProbeFileError
+from course.errors import ProbeFileError, SettingError
 from course.paths import data_dir
 from course.probes import (
+    bag_of_context_vectors,
+    draw_splits,
     format_probe_table,
     most_frequent_tag_accuracy,
     nearest_contexts,
     pos_probe,
     probe_model,
+    probe_splits,
+    probe_summary,
     read_probes,
     sense_probe,
     target_vectors,
+    write_probes,
 )
+from course.vectors import keyed_vectors, save_vectors
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
 
@@ -58,6 +65,12 @@ def write(tmp_path, text, name="probes.tsv"):
 
 GOOD = HEADER + ("fish\tnoun\ta big fish sees the cat\nfish\tnoun\ta big fish sees the dog\n"
                  "fish\tverb\tthe cat can fish well\nfish\tverb\tthe dog can fish well\n")
+SPLIT_HEADER = "word\tsense\tsentence\tsplit\n"
+SPLIT = SPLIT_HEADER + "".join(f"fish\t{sense}\t{sentence}\t{split}\n" for sense, sentence, split in [
+    ("noun", "a big fish sees the cat", "dev"), ("noun", "a big fish sees the dog", "test"),
+    ("verb", "the cat can fish well", "test"), ("noun", "a big fish sees a bird", "dev"),
+    ("verb", "the dog can fish well", "dev"), ("verb", "a bird can fish well", "test"),
+    ("noun", "the big fish sees a cat", "test"), ("verb", "a cat can fish well", "dev")])
 
 
 # ------------------------------------------------------------------------------ the reader
@@ -81,6 +94,9 @@ def test_reader_reads_words_senses_and_positions(tmp_path):
     (GOOD + "fish\tverb\tfish can fish\n", ["line 6", "occurs 2 times"]),
     (HEADER + "fish\tnoun\ta fish\nfish\tnoun\tthe fish\n", ["'fish'", "one sense only"]),
     (GOOD + "fish\tfood\tfried fish\n", ["one sentence only", "'food'"]),
+    (SPLIT + "fish\tverb\tfish can swim\n", ["line 10", "four tab-separated fields"]),
+    (SPLIT + "fish\tverb\tcats fish\ttrain\n", ["line 10", "'fish'", "'verb'", "split 'train'", "dev or test"]),
+    (SPLIT.replace("sentence\tsplit", "sentence\tpart"), ["line 1", "header"]),
 ])
 def test_reader_rejects_malformed_files_with_a_clear_error(tmp_path, text, fragments):
     path = write(tmp_path, text)
@@ -101,18 +117,82 @@ def test_reader_rejects_missing_and_non_utf8_files(tmp_path):
         read_probes(path)
 
 
-@pytest.mark.parametrize("name, words", [("en_polysemy.tsv", {"bank", "plant", "spring", "cell", "capital"}),
-                                         ("zh_baofu.tsv", {"包袱"})])
-def test_our_probe_files(name, words, wiki):
-    probes = read_probes(data_dir() / "probes" / name)
+def test_reader_reads_a_split(tmp_path):
+    path = write(tmp_path, SPLIT)
+    everything = read_probes(path)
+    dev, test = read_probes(path, split="dev"), read_probes(path, split="test")
+    assert [p.split for p in everything] == ["dev", "test", "test", "dev", "dev", "test", "test", "dev"]
+    assert all(p.split == "dev" for p in dev) and all(p.split == "test" for p in test)
+    assert {p.line for p in dev} | {p.line for p in test} == {p.line for p in everything}  # the parts cover it
+    assert not {p.tokens for p in dev} & {p.tokens for p in test}  # and are disjoint
+    assert read_probes(path, split="dev") == dev  # the same file, the same split
+    assert probe_splits(path) == {"fish": {"noun": {"dev": 2, "test": 2}, "verb": {"dev": 2, "test": 2}}}
+    unsplit = write(tmp_path, GOOD, "unsplit.tsv")
+    assert {p.split for p in read_probes(unsplit)} == {None}
+    assert probe_splits(unsplit) == {"fish": {"noun": {"all": 2}, "verb": {"all": 2}}}
+
+
+@pytest.mark.parametrize("text, split, fragments", [
+    (GOOD, "test", ["no split column", "no test part", "fourth column"]),
+    (SPLIT.replace("cat can fish well\ttest", "cat can fish well\tdev"), "test",
+     ["the test split has 1 sentence(s)", "'fish'", "'verb'", "at least two"]),
+    (SPLIT.replace("\ttest\n", "\tdev\n"), "test", ["the test split has 0 sentence(s)", "'noun'"]),
+])
+def test_reader_rejects_a_split_it_cannot_give(tmp_path, text, split, fragments):
+    path = write(tmp_path, text)
+    with pytest.raises(ProbeFileError) as error:
+        read_probes(path, split=split)
+    message = str(error.value)
+    assert str(path) in message and "\n" not in message
+    for fragment in fragments:
+        assert fragment in message
+    with pytest.raises(SettingError, match="must be dev or test"):
+        read_probes(path, split="train")
+
+
+def test_draw_splits_is_stable_per_word_and_sense(tmp_path):
+    text = HEADER + "".join(f"{word}\t{sense}\t{word} number {i} of {sense}\n" for word in ("fish", "bank")
+                            for sense in ("a", "b") for i in range(7))
+    probes = read_probes(write(tmp_path, text))
+    drawn = draw_splits(probes, dev_per_sense=3, seed=5)
+    assert draw_splits(probes, dev_per_sense=3, seed=5) == drawn  # the same seed, the same split
+    assert Counter((p.word, p.sense, p.split) for p in drawn) == {
+        (word, sense, split): count for word in ("fish", "bank") for sense in ("a", "b")
+        for split, count in (("dev", 3), ("test", 4))}
+    fish_only = [p for p in probes if p.word == "fish"]
+    assert draw_splits(fish_only, 3, seed=5) == [p for p in drawn if p.word == "fish"]  # other words: no change
+    assert draw_splits(probes, 3, seed=6) != drawn
+    path = write_probes(tmp_path / "split.tsv", drawn, comments=("drawn with seed 5",))
+    assert [(p.word, p.sense, p.tokens, p.split) for p in read_probes(path)] == [
+        (p.word, p.sense, p.tokens, p.split) for p in drawn]
+    with pytest.raises(SettingError, match="too few"):
+        draw_splits(probes, dev_per_sense=6)
+
+
+@pytest.mark.parametrize("name, words, senses", [
+    ("en_polysemy.tsv", {"bank", "plant", "spring", "cell", "capital", "court", "party", "star"}, 2),
+    ("zh_polysemy.tsv", {"包袱", "花", "门", "运动"}, 2)])
+def test_our_probe_files(name, words, senses, wiki):
+    path = data_dir() / "probes" / name
+    probes = read_probes(path)
     assert {p.word for p in probes} == words
     per_sense = Counter((p.word, p.sense) for p in probes)
-    assert min(per_sense.values()) >= 8
+    assert min(per_sense.values()) >= 16 and min(Counter(p.word for p in probes).values()) >= 2 * 16
     assert len({p.tokens for p in probes}) == len(probes)  # no sentence twice
+    counts = probe_splits(path)
+    assert all(split["dev"] >= 6 and split["test"] >= 10 for word in counts.values() for split in word.values())
+    dev, test = read_probes(path, split="dev"), read_probes(path, split="test")
+    assert len(dev) + len(test) == len(probes) and not {p.tokens for p in dev} & {p.tokens for p in test}
     if name.startswith("en"):
-        counts = dict(zip(wiki.types, wiki.counts().tolist(), strict=True))
-        assert all(counts.get(word, 0) >= 30 for word in words)  # the corpus knows each word
+        vocabulary = dict(zip(wiki.types, wiki.counts().tolist(), strict=True))
+        assert all(vocabulary.get(word, 0) >= 30 for word in words)  # the corpus knows each word
         assert all(" ".join(p.tokens) == " ".join(p.tokens).lower() for p in probes)
+        assert all(6 <= len(p.tokens) <= 20 for p in probes)
+        tokens = [token for p in probes for token in p.tokens]
+        assert np.mean([vocabulary.get(token, 0) >= 5 for token in tokens]) > 0.9  # ordinary words of wiki-en
+        assert len({p.position for p in probes if p.word == "bank"}) >= 6  # the target word moves about
+    else:
+        assert {p.sense for p in probes if p.word == "包袱"} == {"bundle", "burden", "punchline"}
 
 
 # ------------------------------------------------------------------------------ the figures
@@ -146,6 +226,40 @@ def test_probe_model_gives_every_layer_and_both_controls(toy, tmp_path):
     assert result["layers"][2]["trained"]["knn_accuracy"] == 1.0  # the biLM tells noun from verb
     table = format_probe_table(results)
     assert "fish" in table and "static" in table and "noun 2, verb 2" in table
+
+
+def test_bag_of_context_leaves_out_the_target_word_and_tells_senses_by_their_neighbours(tmp_path):
+    # "big" and "sees" point one way, "can" and "well" another; "fish" itself, far longer than
+    # both, would swamp every bag if it were not left out; "the", "cat", "dog" are not in the vectors.
+    words = ["big", "sees", "can", "well", "fish", "a"]
+    vectors = np.array([[1, 0.2, 0], [1, 0, 0], [0, 1, 0], [0.2, 1, 0], [0, 0, 100], [0, 0, 0]])
+    kv = keyed_vectors(words, vectors)
+    probes = read_probes(write(tmp_path, GOOD + "fish\tverb\tcat fish dog\n"))
+    bags = bag_of_context_vectors(probes, kv)
+    assert bags.shape == (5, 3)
+    np.testing.assert_allclose(bags[0], np.mean([vectors[5], vectors[0], vectors[1]], axis=0))  # a big sees
+    np.testing.assert_allclose(bags[2], np.mean([vectors[2], vectors[3]], axis=0))  # the cat can well
+    np.testing.assert_array_equal(bags[4], 0.0)  # no known word besides the target: zeros
+    figures = sense_probe(bags[:4], [p.sense for p in probes[:4]])
+    assert figures["knn_accuracy"] == 1.0 and figures["separation"] > 0.5
+
+
+def test_probe_model_with_the_bag_of_context_control_and_its_summary(toy, tmp_path):
+    _, model = toy
+    probes = read_probes(write(tmp_path, GOOD))
+    kv = keyed_vectors(["big", "sees", "can", "well"], np.array([[1.0, 0.1], [1.0, 0.0], [0.0, 1.0], [0.1, 1.0]]))
+    results = probe_model(model, probes, context_vectors=kv)
+    assert json.loads(json.dumps(results)) == results
+    assert results[0]["bag_of_context"]["knn_accuracy"] == 1.0 and results[0]["bag_of_context"]["separation"] > 0.8
+    assert "bag of context" in format_probe_table(results)
+    summary = probe_summary(results)
+    assert json.loads(json.dumps(summary)) == summary
+    assert summary["words"] == ["fish"] and summary["bag_of_context"] == 1.0
+    assert summary["static"] == pytest.approx(1 / 3)
+    assert [entry["trained"] for entry in summary["layers"]] == [
+        entry["trained"]["knn_accuracy"] for entry in results[0]["layers"]]
+    without = probe_summary(probe_model(model, probes))
+    assert without["bag_of_context"] is None and without["layers"] == summary["layers"]
 
 
 def test_nearest_contexts_finds_the_sentence_itself_first(toy):
@@ -200,3 +314,25 @@ def test_probe_command_table_json_and_bad_input(toy, tmp_path):
     assert_one_line_error(run("probe", "--model", truncated, "--probes", probes, "--json", tmp_path / "no.json"),
                           "truncated.pt", "train it again")
     assert not (tmp_path / "no.json").exists()
+
+
+def test_probe_command_split_and_context_vectors(toy, tmp_path):
+    _, model = toy
+    path = model.save(tmp_path / "toy.pt")
+    probes = write(tmp_path, SPLIT)
+    vectors = save_vectors(keyed_vectors(["big", "sees", "can", "well"], np.eye(4)), tmp_path / "vectors.bin",
+                           binary=True)
+    result = run("probe", "--model", path, "--probes", probes, "--split", "dev", "--context-vectors", vectors,
+                 "--json", tmp_path / "probe.json")
+    assert result.returncode == 0, result.stderr
+    assert "bag of context" in result.stdout and "noun 2, verb 2" in result.stdout
+    written = json.loads((tmp_path / "probe.json").read_text(encoding="utf-8"))
+    assert written[0]["senses"] == {"noun": 2, "verb": 2} and written[0]["bag_of_context"]["knn_accuracy"] == 1.0
+
+    unsplit = write(tmp_path, GOOD, "unsplit.tsv")
+    assert_one_line_error(run("probe", "--model", path, "--probes", unsplit, "--split", "test"),
+                          "unsplit.tsv", "no split column")
+    assert_one_line_error(run("probe", "--model", path, "--probes", probes, "--split", "train"),
+                          "must be dev or test", "'train'")
+    assert_one_line_error(run("probe", "--model", path, "--probes", probes, "--context-vectors",
+                              tmp_path / "none.txt"), "none.txt: no such vectors file")
