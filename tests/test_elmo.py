@@ -4,6 +4,7 @@ resuming, the model file and the command line. Tiny models, so the whole file ru
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -309,7 +310,27 @@ def test_cuda_without_a_gpu_is_refused():
     with pytest.raises(SettingError, match="no CUDA GPU"):
         train_elmo(toy_corpus(20), ElmoConfig(**{**TINY.to_dict(), "device": "cuda"}), progress=False)
     with pytest.raises(SettingError, match="needs a CUDA GPU"):
-        train_elmo(toy_corpus(20), ElmoConfig(**{**TINY.to_dict(), "precision": "bf16"}), progress=False)
+        train_elmo(toy_corpus(20), ElmoConfig(**{**TINY.to_dict(), "precision": "fp16"}), progress=False)
+
+
+@pytest.mark.parametrize("softmax", ["full", "adaptive"])
+def test_training_on_the_cpu_in_bfloat16(softmax):
+    config = ElmoConfig(**{**TINY.to_dict(), "precision": "bf16", "softmax": softmax, "adaptive_cutoffs": (6,)})
+    model = train_elmo(toy_corpus(), config, progress=False)
+    in_float32 = train_elmo(toy_corpus(), replace(config, precision="fp32"), progress=False)
+    losses = [entry["loss"] for entry in model.state.history]
+    assert losses[-1] < 0.6 * losses[0]
+    for direction in ("forward", "backward"):  # as good as float32 training
+        assert model.state.heldout[-1][direction] < 1.1 * in_float32.state.heldout[-1][direction]
+    assert all(p.dtype == torch.float32 for p in model.bilm.parameters())  # bfloat16 only inside autocast
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # the softmax stays a float32 distribution
+        hidden = torch.randn(5, config.projection_dim)
+        log_p = model.bilm.log_probabilities(hidden)
+        targets = torch.arange(5)
+        picked = model.bilm.target_log_probabilities(hidden, targets)
+    assert log_p.dtype == torch.float32 and picked.dtype == torch.float32
+    torch.testing.assert_close(log_p.exp().sum(1), torch.ones(5))
+    torch.testing.assert_close(picked, log_p[torch.arange(5), targets], rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

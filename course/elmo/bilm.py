@@ -154,15 +154,17 @@ class BiLM(nn.Module):
 
     def target_log_probabilities(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """``hidden`` ``(N, d)``, ``targets`` ``(N,)`` -> ``(N,)`` log p(target | hidden), in float32."""
-        if self.adaptive:
-            return self.softmax(hidden.float(), targets).output
+        if self.adaptive:  # in float32: AdaptiveLogSoftmaxWithLoss mixes dtypes under autocast
+            with torch.autocast(hidden.device.type, enabled=False):
+                return self.softmax(hidden.float(), targets).output
         logits = self.softmax(hidden).float()  # (N, V)
         return -nn.functional.cross_entropy(logits, targets, reduction="none")
 
     def log_probabilities(self, hidden: torch.Tensor) -> torch.Tensor:
         """``(N, d)`` -> ``(N, V)`` log p(w | hidden) of every word."""
         if self.adaptive:
-            return self.softmax.log_prob(hidden.float())
+            with torch.autocast(hidden.device.type, enabled=False):
+                return self.softmax.log_prob(hidden.float())
         return torch.log_softmax(self.softmax(hidden).float(), dim=-1)
 
     def negative_log_likelihoods(self, states: BiLMStates, targets: torch.Tensor):

@@ -66,7 +66,7 @@ class ElmoConfig:
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
     seed: int = 1
     device: str = "auto"
-    precision: str = "auto"  # CUDA: "auto" = "fp16" (autocast + gradient scaler), "bf16" or "fp32"; CPU: fp32
+    precision: str = "auto"  # CUDA: "auto" = "fp16" (autocast + gradient scaler); CPU: "auto" = "bf16" where native
     threads: int = 2  # CPU threads for torch
     checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
     preset: str = field(default="custom", compare=False)
