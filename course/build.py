@@ -3,9 +3,11 @@
 For each ``notebooks/NN_*.ipynb``, papermill executes it with the chosen profile into
 ``build/notebooks/``, nbconvert renders it to HTML beside it, its figures are saved under
 ``build/figures/``, and its headline numbers (see :mod:`course.report`) are collected.
-``build/index.html`` links all of it, with the time each notebook took, and opens with the teacher's
-table: which ideas each notebook covers, its assignments, and its student version (written to
-``build/assignments/`` by :func:`course.assignments.write_student_versions`).
+``build/index.html`` links all of it, with the time each notebook took. It opens with the claims
+table (:func:`course.claims.measure_claims` on the models the notebooks saved: does each claim the
+course teaches hold in this build?) and the teacher's table: which ideas each notebook covers, its
+assignments, and its student version (written to ``build/assignments/`` by
+:func:`course.assignments.write_student_versions`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
+from .claims import Claim, claims_html, claims_json, measure_claims
+from .errors import CourseError
 from .paths import atomic_path, build_dir, project_root
 from .report import HEADLINE_MIME
 from .settings import resolve_profile
@@ -136,15 +140,48 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
         run.student = students.get(source.name)
         runs.append(run)
-    write_index(runs, out, profile)
+    claims = measure_build_claims(profile)
+    write_index(runs, out, profile, claims)
     summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error, "ideas": r.ideas,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
     with atomic_path(out / "summary.json") as temporary:
-        temporary.write_text(json.dumps({"profile": profile, "notebooks": summary}, indent=2, ensure_ascii=False),
-                             encoding="utf-8")
+        temporary.write_text(json.dumps({"profile": profile, "notebooks": summary,
+                                         "claims": claims_json(claims) if isinstance(claims, list) else claims},
+                                        indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
     return runs
+
+
+def measure_build_claims(profile: str) -> list[Claim] | str:
+    """The claims table of the models this build saved, or, when it cannot be measured, why
+    (one line: an index without the table is still an index)."""
+    print(f"measuring the claims ({profile}) ...", flush=True)
+    start = time.perf_counter()
+    try:
+        rows = measure_claims(profile, progress=True)
+    except Exception as exc:  # noqa: BLE001 - whatever goes wrong, the rest of the index is written
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"  claims not measured: {type(exc).__name__}: {message}", flush=True)
+        return f"{type(exc).__name__}: {message}" if not isinstance(exc, CourseError) else message
+    print(f"  {time.perf_counter() - start:6.1f} s  {sum(row.verdict == 'holds' for row in rows)} of {len(rows)} "
+          "claims hold", flush=True)
+    return rows
+
+
+def _claims_section(claims: list[Claim] | str) -> list[str]:
+    """The claims table, or the reason there is none in its place."""
+    parts = ["<section><h2>Claims: do they hold here?</h2>",
+             "<p>Each claim the course teaches, measured on the models this build trained: the margin by which "
+             "the measurement beats its strongest control, the spread that margin must exceed (a bootstrap over "
+             "the test sentences; for the sense probe also the untrained network's range over seeds), and the "
+             "verdict. <code>python -m course claims</code> prints the same table.</p>"]
+    if isinstance(claims, str):
+        parts.append(f"<p class='failed'>The claims could not be measured: {html.escape(claims)}</p>")
+    else:
+        parts.append(claims_html(claims))
+    parts.append("</section>")
+    return parts
 
 
 STYLE = """
@@ -158,6 +195,10 @@ td.value { text-align: right; font-variant-numeric: tabular-nums; }
 .figures img { height: 140px; margin: 4px; border: 1px solid #eee; }
 table.teacher td, table.teacher th { vertical-align: top; border-bottom: 1px solid #eee; padding: 4px 12px 4px 0; }
 table.teacher ul { margin: 0; padding-left: 1.1em; }
+table.claims td, table.claims th { vertical-align: top; border-bottom: 1px solid #eee; padding: 4px 12px 4px 0; }
+table.claims tr.holds td:last-child { color: #1b5e20; font-weight: bold; }
+table.claims tr.does td:last-child { color: #b00020; font-weight: bold; }
+table.claims tr.not td:last-child { color: #666; }
 """
 
 
@@ -186,14 +227,18 @@ def _teacher_table(runs: list[NotebookRun], out: Path) -> list[str]:
     return parts
 
 
-def write_index(runs: list[NotebookRun], out: Path, profile: str) -> Path:
-    """Write ``out/index.html``: one section per notebook with its time, numbers and figures."""
+def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[Claim] | str | None = None) -> Path:
+    """Write ``out/index.html``: the claims table (``claims``: rows, or why there are none; None:
+    no such section), the teacher's table, then one section per notebook with its time, numbers and
+    figures."""
     total = sum(run.seconds for run in runs)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Word Vectors, Hands-On</title>"
              f"<style>{STYLE}</style></head><body>",
              "<h1>Word Vectors, Hands-On</h1>",
              f"<p class='meta'>Profile <b>{profile}</b> · built {stamp} · {len(runs)} notebooks in {total:.0f} s</p>"]
+    if claims is not None:
+        parts.extend(_claims_section(claims))
     parts.extend(_teacher_table(runs, out))
     for run in runs:
         link = lambda path: html.escape(str(path.relative_to(out)))  # noqa: E731

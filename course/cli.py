@@ -8,6 +8,7 @@
     python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
     python -m course probe --model elmo.pt --probes data/probes/en_polysemy.tsv [--json OUT]
+    python -m course claims [--profile full|smoke] [--json OUT] [--markdown]
     python -m course build [--profile full|smoke]
     python -m course assignments [--out build/assignments]
     python -m course grade NOTEBOOK.ipynb [--timeout 120] [--json OUT]
@@ -182,6 +183,17 @@ def probe(args) -> int:
         _write_json(results, args.json)
     if args.json != "-":
         print(format_probe_table(results))
+    return 0
+
+
+def claims_command(args) -> int:
+    from .claims import claims_json, claims_markdown, format_claims, measure_claims
+
+    rows = measure_claims(args.profile, device=args.device, progress=not args.quiet)
+    if args.json:
+        _write_json(claims_json(rows), args.json)
+    if args.json != "-":
+        print(claims_markdown(rows) if args.markdown else format_claims(rows))
     return 0
 
 
@@ -382,6 +394,16 @@ def make_parser() -> argparse.ArgumentParser:
     prober.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     prober.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     prober.set_defaults(handler=probe)
+
+    claimer = commands.add_parser("claims", help="measure the course's claims on a build's models: do they hold?")
+    claimer.add_argument("--profile", choices=("full", "smoke"), default=None,
+                         help="whose models: build/models (full) or build/models/smoke; default: $COURSE_PROFILE, "
+                              "else full")
+    claimer.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
+    claimer.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    claimer.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    claimer.add_argument("--quiet", action="store_true", help="no progress lines")
+    claimer.set_defaults(handler=claims_command)
 
     builder = commands.add_parser("build", help="run every notebook and write build/index.html")
     builder.add_argument("--profile", choices=("full", "smoke"), default=None,

@@ -13,7 +13,8 @@ def _notebook(path, cells):
     nbformat.write(notebook, path)
 
 
-def test_build_runs_notebooks_and_writes_an_index(tmp_path):
+def test_build_runs_notebooks_and_writes_an_index(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))  # the models the claims read: none here
     source = tmp_path / "notebooks"
     source.mkdir()
     parameters = new_code_cell("PROFILE = None")
@@ -42,6 +43,9 @@ def test_build_runs_notebooks_and_writes_an_index(tmp_path):
     assert "00 · A good notebook" in index and "Answer" in index and "Failed" in index
     assert "figures/00_good-01.png" in index and "notebooks/00_good.html" in index
     assert (out / "notebooks" / "00_good.html").is_file()
+    # The claims table comes first; with no models saved, the index says why in its place.
+    assert index.index("Claims: do they hold here?") < index.index("For teachers")
+    assert "The claims could not be measured" in index and "holds no trained models" in index
     assert not list(out.rglob("*.part"))
     # The teacher's table: ideas, assignments with points, time, and the student version beside it.
     assert "For teachers" in index and "Doubling numbers" in index and "double (1)" in index

@@ -1,0 +1,288 @@
+"""The claims table: each claim's verdict on made-up figures, the bootstrap spread, the per-occurrence
+scores against the probes' own figures, measure_claims on tiny models saved as a smoke build, the
+command line with and without a build, and the table at the top of the index."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import assert_one_line_error
+
+from course.claims import (
+    FAILS,
+    HOLDS,
+    Claim,
+    bootstrap_spread,
+    chance_scores,
+    claims_html,
+    claims_markdown,
+    format_claims,
+    language_model_claim,
+    layer_claim,
+    measure_claims,
+    pos_baseline_claim,
+    sense_claim,
+    sense_scores,
+    static_vector_claim,
+)
+from course.paths import data_dir
+
+pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
+
+KNESER_NEY = {(2, "forward"): 247.0, (2, "backward"): 246.0, (3, "forward"): 226.0, (3, "backward"): 225.0}
+
+
+# ------------------------------------------------------------------- claims on made-up figures
+
+
+def test_language_model_claim_needs_both_directions_below_both_ngram_models():
+    row = language_model_claim("wiki-en", {"forward": 171.0, "backward": 168.0}, KNESER_NEY)
+    assert row.verdict == HOLDS and row.spread is None and row.notebook == "06"
+    assert row.margin == pytest.approx(min(1 - 171 / 226, 1 - 168 / 225))
+    assert "0.69x / 0.68x the bigram's" in row.measurement and "trigram 226 / 225" in row.controls
+    between = language_model_claim("wiki-en", {"forward": 171.0, "backward": 235.0}, KNESER_NEY)  # above the trigram
+    assert between.verdict == FAILS and between.margin < 0
+
+
+def test_static_vector_claim_holds_at_chance_only():
+    at_chance = {"knn_accuracy": 0.474, "separation": 0.0, "chance": 0.474}
+    assert static_vector_claim({"biLM layer 0": at_chance, "skip-gram": at_chance}).verdict == HOLDS
+    above = static_vector_claim({"biLM layer 0": at_chance, "skip-gram": {**at_chance, "separation": 0.01}})
+    assert above.verdict == FAILS and above.margin == pytest.approx(0.01)
+
+
+def test_sense_claim_beats_every_control_by_more_than_the_spread():
+    untrained = [0.60, 0.62, 0.58, 0.61, 0.59]
+    row = sense_claim("wiki-en", 0.90, untrained, 0.50, 0.70, spread=0.05)
+    assert row.verdict == HOLDS and row.margin == pytest.approx(0.20) and row.spread == pytest.approx(0.05)
+    assert "strongest: bag of context" in row.controls and "seeds: 0.580-0.620" in row.controls
+    # A margin inside the spread does not hold, nor does one inside the untrained seeds' range.
+    assert sense_claim("wiki-en", 0.72, untrained, 0.50, 0.70, spread=0.05).verdict == FAILS
+    wide = sense_claim("wiki-en", 0.85, [0.50, 0.80], 0.50, 0.60, spread=0.01)
+    assert wide.verdict == FAILS and wide.spread == pytest.approx(0.30) and wide.margin == pytest.approx(0.20)
+    # Beating the untrained network is not enough when the bag of context does better.
+    assert sense_claim("wiki-en", 0.75, untrained, 0.50, 0.80, spread=0.01).verdict == FAILS
+
+
+def test_sense_claim_without_a_control_or_a_spread_is_not_measured():
+    row = sense_claim("wiki-en", 0.9, [0.6, 0.6], 0.5, None, spread=0.05, missing="no skipgram-neg-wiki-en.txt")
+    assert row.verdict == "not measured: no bag-of-context control (no skipgram-neg-wiki-en.txt)"
+    assert row.margin == pytest.approx(0.3)  # what was measured is still shown
+    assert sense_claim("wiki-en", 0.9, [0.6], 0.5, 0.7).verdict.startswith("not measured: no spread")
+    assert sense_claim("wiki-en", 0.9, [0.6, 0.61], 0.5, 0.7).verdict == HOLDS  # the seeds' range is a spread
+
+
+def test_layer_claim_wants_pos_low_senses_high_each_peak_clear():
+    row = layer_claim("peoples-daily-zh", [0.80, 0.90, 0.85], [0.50, 0.60, 0.80], pos_spread=0.02, sense_spread=0.05)
+    assert row.verdict == HOLDS
+    assert (row.margin, row.spread) == (pytest.approx(0.05), 0.02)  # the POS peak clears its spread by less
+    assert "peak: layer 1" in row.measurement and "peak: layer 2" in row.measurement
+    assert layer_claim("z", [0.8, 0.9, 0.85], [0.5, 0.8, 0.6], 0.02, 0.05).verdict == FAILS  # the same layer
+    assert layer_claim("z", [0.9, 0.8, 0.85], [0.5, 0.8, 0.6], 0.02, 0.05).verdict == HOLDS  # 0 below 1
+    assert layer_claim("z", [0.8, 0.9, 0.85], [0.5, 0.6, 0.8], 0.06, 0.05).verdict == FAILS  # POS peak in its spread
+    assert layer_claim("z", [0.8, 0.9, 0.85], [0.5, 0.6, 0.8]).verdict.startswith("not measured")
+
+
+def test_pos_baseline_claim():
+    row = pos_baseline_claim("peoples-daily-zh", [0.80, 0.93, 0.90], 0.88, spread=0.01)
+    assert row.verdict == HOLDS and row.margin == pytest.approx(0.05) and "best: layer 1" in row.measurement
+    assert pos_baseline_claim("p", [0.80, 0.885, 0.88], 0.88, spread=0.01).verdict == FAILS
+    assert pos_baseline_claim("p", [0.9], 0.8).verdict.startswith("not measured")
+
+
+def test_tables_show_every_row():
+    rows = [language_model_claim("wiki-en", {"forward": 171.0, "backward": 168.0}, KNESER_NEY),
+            Claim("A | claim <b>", "07", "-", "-", None, None, "not measured: no model")]
+    text = format_claims(rows)
+    assert "1. A neural language model beats counting (wiki-en)" in text and "verdict    holds" in text
+    assert "2. A | claim <b>" in text and "margin     -   spread -" in text
+    markdown = claims_markdown(rows).splitlines()
+    assert len(markdown) == 4 and "A \\| claim <b>" in markdown[3] and markdown[2].endswith("| holds |")
+    page = claims_html(rows)
+    assert "A | claim &lt;b&gt;" in page and "<tr class='holds'>" in page and "<tr class='not'>" in page
+
+
+# ----------------------------------------------------------------------- scores and spread
+
+
+def test_bootstrap_spread():
+    assert bootstrap_spread(np.full(50, 0.2)) == 0.0
+    noise = np.random.default_rng(0).normal(size=400)
+    assert bootstrap_spread(noise) == pytest.approx(1.96 / np.sqrt(400), rel=0.15)
+    assert bootstrap_spread(noise, seed=3) == pytest.approx(bootstrap_spread(noise, seed=3))
+    # Sentences of several tokens: the per-sentence sums over their sizes.
+    sizes = np.full(400, 4)
+    assert bootstrap_spread(noise * 4, sizes) == pytest.approx(bootstrap_spread(noise))
+    # Within strata the statistic is the mean over strata, each stratum drawn again on its own.
+    strata = np.repeat(["a", "b"], 200)
+    shifted = noise + np.where(strata == "a", 5.0, -5.0)  # a gap between strata, not within
+    assert bootstrap_spread(shifted, strata=strata) < 0.6 * bootstrap_spread(shifted)
+
+
+def test_sense_scores_agree_with_the_probes():
+    from course.probes import sense_probe
+
+    rng = np.random.default_rng(1)
+    senses = np.array(["money"] * 7 + ["river"] * 5 + ["verb"] * 3)
+    vectors = rng.normal(size=(15, 6)) + 2 * rng.normal(size=(3, 6))[np.repeat([0, 1, 2], [7, 5, 3])]
+    vectors[3] = vectors[9]  # a tie across senses
+    assert sense_scores(vectors, senses).mean() == pytest.approx(sense_probe(vectors, senses)["knn_accuracy"])
+    same = np.ones((15, 6))
+    np.testing.assert_allclose(sense_scores(same, senses), chance_scores(senses))
+    assert chance_scores(senses)[0] == pytest.approx(6 / 14)
+
+
+# -------------------------------------------------------------- a tiny build, measured
+
+
+@pytest.fixture(scope="module")
+def smoke_build(tmp_path_factory):
+    """COURSE_BUILD with smoke models: tiny biLMs trained on the first 300 sentences of each corpus
+    (as notebooks 06-08 do in the smoke profile) and random skip-gram vectors."""
+    from course.claims import SMOKE_SENTENCES
+    from course.corpus import load_corpus
+    from course.elmo import ElmoConfig, train_elmo
+    from course.probes import read_probes
+    from course.vectors import keyed_vectors, save_vectors
+
+    build = tmp_path_factory.mktemp("build")
+    folder = build / "models" / "smoke"
+    tiny = ElmoConfig(min_count=2, max_characters=12, char_dim=4, filters=((1, 4), (2, 4), (3, 8)), projection_dim=8,
+                      lstm_dim=16, epochs=1, batch_tokens=800, softmax="full", device="cpu", threads=1)
+    for name in ("wiki-en", "peoples-daily-zh"):
+        corpus = load_corpus(name, progress=False).head(SMOKE_SENTENCES)
+        train_elmo(corpus, tiny, progress=False).save(folder / f"elmo-cpu-{name}.pt")
+    probes = read_probes(data_dir() / "probes" / "en_polysemy.tsv")
+    words = sorted({token for probe in probes for token in probe.tokens})
+    vectors = np.random.default_rng(0).normal(size=(len(words), 10))
+    save_vectors(keyed_vectors(words, vectors), folder / "skipgram-neg-wiki-en.txt")
+    return build
+
+
+@pytest.fixture(scope="module")
+def measured(smoke_build):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COURSE_BUILD", str(smoke_build))
+        return measure_claims("smoke")
+
+
+def test_measure_claims_gives_every_row(measured):
+    claims = [row.claim for row in measured]
+    assert claims == [
+        "A neural language model beats counting (wiki-en)",
+        "A neural language model beats counting (peoples-daily-zh)",
+        "A static vector gives one vector per word type: it cannot tell senses apart",
+        "Contextual vectors separate word senses beyond every control (wiki-en)",
+        "Contextual vectors separate word senses beyond every control (peoples-daily-zh)",
+        "Syntax is learned low, senses high (peoples-daily-zh)",
+        "A linear probe on the biLM's vectors tags parts of speech better than the most-frequent-tag baseline "
+        "(peoples-daily-zh)"]
+    for row in measured:  # a tiny model may lose, but everything is measured
+        assert row.verdict in (HOLDS, FAILS), (row.claim, row.verdict)
+        assert row.margin is not None and np.isfinite(row.margin)
+    language, static, english, chinese, layers, pos = measured[0], measured[2], *measured[3:]
+    assert "Kneser-Ney bigram" in language.controls and language.spread is None
+    assert static.verdict == HOLDS and "skip-gram (wiki-en)" in static.measurement
+    assert "bag of context (skip-gram)" in english.controls and "160 sentences" in english.measurement
+    assert "bag of context (the biLM's layer-0 vectors)" in chinese.controls
+    assert english.spread > 0 and chinese.spread > 0 and layers.spread > 0 and pos.spread > 0
+    text = format_claims(measured)
+    assert all(row.claim in text for row in measured)
+
+
+def test_measured_figures_are_the_probes_own(smoke_build, monkeypatch):
+    """The sense and POS figures of the claims are those of course.probes on the same data."""
+    from course.claims import _pos_scores, _sense_measurement, _untrained, _word_mean
+    from course.corpus import load_corpus
+    from course.elmo import Elmo
+    from course.probes import pos_probe, probe_model, probe_summary, read_probes
+    from course.vectors import load_vectors
+
+    folder = smoke_build / "models" / "smoke"
+    model = Elmo.load(folder / "elmo-cpu-wiki-en.pt", device="cpu")
+    probes = read_probes(data_dir() / "probes" / "en_polysemy.tsv", split="test")
+    kv = load_vectors(folder / "skipgram-neg-wiki-en.txt")
+    ours = _sense_measurement(model, probes, kv)
+    theirs = probe_summary(probe_model(model, probes, untrained=_untrained(model, 1), context_vectors=kv))
+    words = ours["words"]
+    assert [_word_mean(s, words) for s in ours["layers"]] == pytest.approx([e["trained"] for e in theirs["layers"]])
+    assert _word_mean(ours["untrained"][0], words) == pytest.approx(theirs["layers"][-1]["untrained"])
+    assert _word_mean(ours["bag"], words) == pytest.approx(theirs["bag_of_context"])
+    assert _word_mean(ours["chance"], words) == pytest.approx(theirs["static"])
+
+    chinese = Elmo.load(folder / "elmo-cpu-peoples-daily-zh.pt", device="cpu")
+    daily = load_corpus("peoples-daily-zh", progress=False)
+    pos = _pos_scores(chinese, daily, num_sentences=60, max_iter=50)
+    reference = pos_probe(chinese, daily, num_sentences=60, seed=1, untrained=False, max_iter=50)
+    assert pos["layers"].mean(axis=1).tolist() == pytest.approx([e["trained"] for e in reference["layers"]])
+    assert pos["most_frequent_tag"].mean() == pytest.approx(reference["most_frequent_tag"])
+    assert pos["sizes"].sum() == reference["test_tokens"]
+
+
+def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build):
+    folder = tmp_path / "models" / "smoke"
+    folder.mkdir(parents=True)
+    (folder / "skipgram-neg-wiki-en.txt").write_bytes((smoke_build / "models" / "smoke" /
+                                                       "skipgram-neg-wiki-en.txt").read_bytes())
+    (folder / "elmo-cpu-peoples-daily-zh.pt").write_bytes(b"not a model")
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    rows = measure_claims("smoke")
+    assert len(rows) == 7
+    static = rows[2]
+    assert static.verdict == HOLDS and static.measurement.startswith("skip-gram (wiki-en)")
+    english = [row for row in rows if row.claim.endswith("(wiki-en)")]
+    for row in english:
+        assert row.verdict.startswith("not measured: no ") and "elmo-cpu-wiki-en.pt" in row.verdict
+        assert "run make course PROFILE=smoke" in row.verdict
+    chinese = [row for row in rows if row.claim.endswith("(peoples-daily-zh)")]
+    assert len(chinese) == 4
+    assert all(row.verdict.startswith("not measured: ") for row in chinese)
+    assert "not a readable ELMo model file" in chinese[0].verdict
+
+
+# ------------------------------------------------------------------------ the command line
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def test_claims_without_a_build_is_one_line(tmp_path):
+    result = run("claims", "--profile", "smoke", env={"COURSE_BUILD": str(tmp_path / "nowhere")})
+    assert_one_line_error(result, "nowhere/models/smoke", "holds no trained models", "make course PROFILE=smoke",
+                          "python -m course build --profile smoke")
+
+
+def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, capsys, tmp_path):
+    from course.cli import main
+
+    monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
+    out = tmp_path / "claims.json"
+    assert main(["claims", "--profile", "smoke", "--json", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    assert len(rows) == 7 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
+                                               "verdict"}
+    assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("| claim | notebook |")
+
+
+# ------------------------------------------------------------------------------- the index
+
+
+def test_index_opens_with_the_claims_table(tmp_path):
+    from course.build import write_index
+
+    rows = [language_model_claim("wiki-en", {"forward": 171.0, "backward": 168.0}, KNESER_NEY)]
+    index = write_index([], tmp_path, "smoke", rows).read_text(encoding="utf-8")
+    assert "<table class='claims'>" in index and "A neural language model beats counting (wiki-en)" in index
+    assert index.index("Claims: do they hold here?") < index.index("For teachers")
+    reason = "build/models/smoke holds no trained models"
+    failed = write_index([], tmp_path, "smoke", reason).read_text(encoding="utf-8")
+    assert "The claims could not be measured: build/models/smoke holds no trained models" in failed
+    assert "For teachers" in failed
