@@ -370,3 +370,20 @@ def test_command_line_trains_and_refuses_bad_input(tmp_path):
                               cwd=tmp_path), "cuda")
     assert not (tmp_path / "x.pt").exists()
     assert_one_line_error(run("train", "elmo", "--corpus", text, "--out", tmp_path, cwd=tmp_path), "folder")
+
+
+def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch):
+    from course.elmo import course_config, course_elmo
+    from course.elmo.course_models import model_path
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    path = model_path("wiki-en", "smoke")
+    assert path.parent == tmp_path / "models" / "smoke" and not path.exists()
+    trained = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    assert path.is_file() and not path.with_suffix(".checkpoint.pt").exists()
+    assert trained.state.finished and trained.config == course_config("wiki-en", "smoke")
+    loaded = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    assert loaded.state.step == trained.state.step
+    sentence = [["the", "city", "of", "london"]]
+    np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
+    assert course_config("peoples-daily-zh", "full").preset == "cpu"

@@ -12,7 +12,8 @@ One job per file:
 - :mod:`~course.elmo.training`: :func:`train_elmo`, held-out perplexity, checkpoints;
 - :mod:`~course.elmo.embedder`: the L + 1 layers of each token of a sentence;
 - :mod:`~course.elmo.sampling`: sentences drawn from the forward LM;
-- :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file.
+- :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file;
+- :mod:`~course.elmo.course_models`: the biLMs the notebooks share, per corpus and profile.
 """
 
 import os
@@ -32,6 +33,7 @@ from .model import Elmo, TrainingState  # noqa: E402
 from .scalar_mix import ScalarMix  # noqa: E402
 from .token_encoder import TokenEncoder  # noqa: E402
 from .training import evaluate_perplexity, train_elmo  # noqa: E402
+from .course_models import course_config, course_corpus, course_elmo  # noqa: E402
 
 load_elmo = Elmo.load
 
@@ -44,6 +46,9 @@ __all__ = [
     "ScalarMix",
     "TokenEncoder",
     "TrainingState",
+    "course_config",
+    "course_corpus",
+    "course_elmo",
     "evaluate_perplexity",
     "load_elmo",
     "preset",
