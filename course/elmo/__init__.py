@@ -29,11 +29,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from .bilm import BiLM, BiLMStates  # noqa: E402
 from .characters import CharacterVocabulary  # noqa: E402
 from .config import ElmoConfig, preset  # noqa: E402
+from .course_models import course_config, course_corpus, course_elmo  # noqa: E402
 from .model import Elmo, TrainingState  # noqa: E402
 from .scalar_mix import ScalarMix  # noqa: E402
 from .token_encoder import TokenEncoder  # noqa: E402
 from .training import evaluate_perplexity, train_elmo  # noqa: E402
-from .course_models import course_config, course_corpus, course_elmo  # noqa: E402
 
 load_elmo = Elmo.load
 
