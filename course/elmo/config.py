@@ -13,17 +13,20 @@ The names follow the paper (Peters et al., 2018) and its char-CNN (Kim et al., 2
 
 Presets (``preset("cpu")``, ``preset("gpu")``), measured by ``benchmarks/elmo_throughput.py``:
 
-- ``cpu``: for ``wiki-en`` on a 2-core CPU (3 epochs; token vectors of 128, LSTMs of 512 cells
-  projected to 128, a char-CNN of 352 filters; 3.4 million weights on wiki-en). Measured on a 2-core CPU
-  shared with other work (load about 5): 890 tokens/s, and after 10 minutes (1.2 epochs) a
-  held-out perplexity of 427 forward and 424 backward. On an idle 2-core CPU: 1,800 tokens/s,
-  the 3 epochs in about 12 minutes, and held-out perplexity 571 / 560 after the first 80 s. It uses the adaptive softmax
-  although wiki-en's 8,900 words would fit a full one: on a CPU the full softmax takes about a
-  third of every step, and over the first 60 steps the adaptive one trained 1.5 times faster to
-  the same held-out perplexity (596 against 602).
-- ``gpu``: the paper's small ELMo in shape (projection 256, LSTMs of 2048 cells, 1,024 filters),
-  batches of 8,192 tokens, mixed precision: for text8 or WikiText-103 on one GPU. Its softmax is
-  ``auto``: full up to 50,000 words, adaptive above.
+- ``cpu``: for ``wiki-en`` and ``peoples-daily-zh`` on a 2-core CPU: token vectors of 128, LSTMs
+  of 512 cells projected to 128, a char-CNN of 352 filters (widths 1-5), an adaptive softmax with
+  the 2,000 most frequent words in its head and the rest in one cluster of 32 dimensions, batches
+  of about 1,000 tokens, Adam at 4e-3 falling linearly to a tenth, bfloat16 autocast where the
+  CPU has bfloat16 matrix units; 6 epochs (3.4 million weights on wiki-en; the README has the
+  held-out perplexities beside Kneser-Ney's, and the run times). Smaller batches than the first
+  version's 2,000 tokens were the largest gain: the model is short of updates, not of capacity
+  (after one epoch, 2,000-token batches at 2e-3 gave 460, at 4e-3 423, 1,000-token batches at
+  4e-3 361, 500-token ones 315; training and held-out perplexity stayed close after 4 epochs, so
+  dropout stays at 0.1).
+- ``gpu``: a larger biLM for a GPU, half the paper's sizes: projection 256 and LSTMs of 2,048
+  cells (the paper's ELMo: 512 and 4,096), 1,024 char filters of widths 1-6 (the paper: 2,048 of
+  widths 1-7), batches of 8,192 tokens, mixed precision: for text8 or WikiText-103 on one GPU. Its
+  softmax is ``auto``: full up to 50,000 words, adaptive above.
 """
 
 from __future__ import annotations
@@ -132,9 +135,10 @@ class ElmoConfig:
 
 
 PRESETS: dict[str, ElmoConfig] = {
-    # wiki-en on a 2-core CPU in about 12 minutes (see the module's docstring)
-    "cpu": ElmoConfig(softmax="adaptive", preset="cpu"),
-    # The shape of the paper's small ELMo; mixed precision and cuDNN LSTMs on CUDA.
+    # wiki-en and People's Daily on a 2-core CPU (see the module's docstring)
+    "cpu": ElmoConfig(softmax="adaptive", adaptive_cutoffs=(2_000,), batch_tokens=1_000, lr=4e-3, epochs=6,
+                      preset="cpu"),
+    # Half the paper's ELMo in size; mixed precision and cuDNN LSTMs on CUDA.
     "gpu": ElmoConfig(max_characters=50, char_dim=16,
                       filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512)),
                       projection_dim=256, lstm_dim=2048, dropout=0.1, epochs=10, batch_tokens=8_192,
