@@ -597,7 +597,8 @@ def _bag_vectors(model, probes, language: str, skipgram, skipgram_path: Path, pr
     return None, "skip-gram", f"no {_shown(skipgram_path)}: {_remedy(profile)} (notebook 02 saves it)"
 
 
-def measure_claims(profile: str | None = None, device: str = "auto", progress: bool = False) -> list[Claim]:
+def measure_claims(profile: str | None = None, device: str = "auto", progress: bool = False,
+                   notebooks: Sequence[str] | None = None) -> list[Claim]:
     """Measure every claim on the models a build saved in ``models_dir(profile)``.
 
     Kneser-Ney models are counted again on each biLM's split (seconds), the sense probes run on
@@ -609,6 +610,8 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         profile: ``"full"`` or ``"smoke"`` (default: ``$COURSE_PROFILE``, else full).
         device: where the biLMs run.
         progress: say on standard error what is being measured.
+        notebooks: only the rows of these notebooks (``("07",)``: what notebook 07 prints), and
+            only what they need is measured; default: all.
 
     Raises:
         ModelFileError: the folder holds none of the files a build saves (nothing was built).
@@ -622,6 +625,9 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         raise ModelFileError(f"{_shown(folder)} holds no trained models: build the course first with make course"
                              f"{' PROFILE=smoke' if profile == 'smoke' else ''} (or python -m course build "
                              f"--profile {profile})")
+
+    def wanted(notebook: str) -> bool:
+        return notebooks is None or notebook in notebooks
 
     def say(message: str) -> None:
         if progress:
@@ -651,9 +657,12 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
             sense_rows.append(not_measured(f"{SENSES} ({corpus_name})", "07", str(exc)))
             continue
         try:
-            language_rows.append(_language_model_row(corpus_name, model, profile, say))
+            if wanted("06"):
+                language_rows.append(_language_model_row(corpus_name, model, profile, say))
         except CourseError as exc:  # the corpus could not be read
             language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", "06", str(exc)))
+        if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")):
+            continue
         if probes is None:
             sense_rows.append(not_measured(f"{SENSES} ({corpus_name})", "07", probe_error))
             continue
@@ -669,14 +678,18 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
                   not_measured(STATIC, "07", "no biLM and no skip-gram vectors to probe (see the rows above)"))
     tagged = "peoples-daily-zh"
     try:
-        if tagged not in models:  # why: the language model row of that corpus says it
+        if not wanted("08"):
+            layer_rows = []
+        elif tagged not in models:  # why: the language model row of that corpus says it
             raise ModelFileError(next(row.verdict for row in language_rows
                                       if row.claim.endswith(f"({tagged})")).split(": ", 1)[1])
-        layer_rows = _layer_rows(tagged, models[tagged], measured[tagged], profile, say)
+        else:
+            layer_rows = _layer_rows(tagged, models[tagged], measured[tagged], profile, say)
     except CourseError as exc:
         layer_rows = [not_measured(f"{LAYERS} ({tagged})", "08", str(exc)),
                       not_measured(f"{POS_BASELINE} ({tagged})", "08", str(exc))]
-    return [*language_rows, static_row, *sense_rows, *layer_rows]
+    rows = [*language_rows, static_row, *sense_rows, *layer_rows]
+    return [row for row in rows if notebooks is None or any(n in row.notebook for n in notebooks)]
 
 
 def claims_json(rows: Sequence[Claim]) -> list[dict]:

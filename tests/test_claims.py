@@ -193,6 +193,13 @@ def test_measure_claims_gives_every_row(measured):
     assert all(row.claim in text for row in measured)
 
 
+def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
+    monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
+    for notebook in ("06", "07", "08"):
+        rows = measure_claims("smoke", notebooks=(notebook,))
+        assert rows == [row for row in measured if row.notebook == notebook]
+
+
 def test_measured_figures_are_the_probes_own(smoke_build, monkeypatch):
     """The sense and POS figures of the claims are those of course.probes on the same data."""
     from course.claims import _pos_scores, _sense_measurement, _untrained, _word_mean
