@@ -1,17 +1,20 @@
-"""ELMo's biLM: training speed and held-out perplexity per preset, one table.
+"""ELMo's biLM: training speed, held-out perplexity and minutes to beat counting, per preset, one table.
 
     python benchmarks/elmo_throughput.py [--corpus wiki-en] [--presets cpu gpu] [--device auto]
-                                         [--minutes 10 | --max-steps N] [--epochs N] [--save-dir DIR]
+                                         [--minutes 10 | --max-steps N] [--epochs N] [--eval-every 100]
+                                         [--save-dir DIR]
 
 For each preset, trains the biLM on the corpus from its seed (every 20th sentence held out) and
 prints the device, the steps and training tokens done, the time spent in training steps (the
-held-out evaluation is not counted), training tokens per second, and the held-out perplexity of
-the forward and the backward LM where training stopped. By default a preset trains for all its
-epochs; ``--minutes`` or ``--max-steps`` stop it early (the learning rate still follows the
-schedule of all its epochs). For reference (issue 5): a plain forward two-layer LSTM language
-model (embedding 256, hidden 512, full softmax over ~9,000 words) trains at about 2,000
-tokens/second on a 2-core CPU and reaches a validation perplexity of about 680 after one epoch of
-wiki-en.
+held-out evaluations are not counted), training tokens per second, the held-out perplexity of the
+forward and the backward LM where training stopped, and **minutes to target**: the training time
+until the held-out perplexity of both directions first fell below the interpolated Kneser-Ney
+bigram model's on the same split (and, second figure, below 0.75 of it), measured every
+``--eval-every`` steps. By default a preset trains for all its epochs; ``--minutes`` or
+``--max-steps`` stop it early (the learning rate still follows the schedule of all its epochs).
+For reference (issue 5): a plain forward two-layer LSTM language model (embedding 256, hidden 512,
+full softmax over ~9,000 words) trains at about 2,000 tokens/second on a 2-core CPU and reaches a
+validation perplexity of about 680 after one epoch of wiki-en.
 """
 
 from __future__ import annotations
@@ -22,19 +25,47 @@ import time
 from pathlib import Path
 
 from course import load_corpus
-from course.elmo import preset, train_elmo
-from course.elmo.training import split_heldout
+from course.elmo import evaluate_perplexity, preset, train_elmo
+from course.elmo.training import language_model_data, split_heldout, vocabularies
+from course.ngram import KneserNeyLM
 
 REFERENCE_PERPLEXITY = 680
+TARGET = 0.75  # the course's target: held-out perplexity at most 0.75 of the Kneser-Ney bigram's
+
+
+def kneser_ney_bigram(corpus, config) -> dict:
+    """Held-out perplexity of the Kneser-Ney bigram model per direction, on the biLM's own split."""
+    train_numbers, heldout_numbers = split_heldout(corpus, config)
+    words, _ = vocabularies(corpus, train_numbers, config)
+    train = [corpus[int(i)] for i in train_numbers]
+    heldout = [corpus[int(i)] for i in heldout_numbers]
+    vocabulary = [word for word in words.words if word not in words.specials]
+    return {d: KneserNeyLM(train, 2, vocabulary, direction=d).perplexity(heldout) for d in ("forward", "backward")}
 
 
 def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | None, minutes: float | None,
-        seed: int, save_dir: str | None) -> dict:
+        seed: int, save_dir: str | None, eval_every: int) -> dict:
     overrides = {"device": device, "seed": seed, **({"epochs": epochs} if epochs else {})}
     config = preset(name, **overrides)
+    bigram = kneser_ney_bigram(corpus, config)
     train_elmo(corpus.head(200), config, progress=False, max_steps=2)  # imports and first calls, off the clock
+    heldout_numbers = split_heldout(corpus, config)[1]
+    reached = {1.0: None, TARGET: None}  # share of the bigram's perplexity -> training seconds when first below
+    heldout_data = {}
+
+    def measure(model):  # every eval_every steps: held-out perplexity (not on the training clock)
+        if model.state.step % eval_every:
+            return
+        if "data" not in heldout_data:
+            heldout_data["data"] = language_model_data(corpus, heldout_numbers, model)
+        measured = evaluate_perplexity(model.bilm, heldout_data["data"], model.config)
+        for share in reached:
+            if reached[share] is None and all(measured[d] < share * bigram[d] for d in bigram):
+                reached[share] = model.state.seconds
+
     start = time.perf_counter()
-    model = train_elmo(corpus, config, max_steps=max_steps, max_seconds=minutes * 60 if minutes else None)
+    model = train_elmo(corpus, config, max_steps=max_steps, max_seconds=minutes * 60 if minutes else None,
+                       callback=measure)
     wall = time.perf_counter() - start
     if save_dir:
         model.save(Path(save_dir) / f"elmo-{name}-{Path(corpus.name).stem}.pt")
@@ -44,12 +75,18 @@ def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | Non
             "vocabulary": len(model.words), "epochs": round(state.tokens / max(1, _train_tokens(corpus, config)), 2),
             "steps": state.step, "tokens": state.tokens, "train_seconds": state.seconds, "wall_seconds": wall,
             "tokens_per_second": state.tokens_per_second, "forward_perplexity": heldout["forward"],
-            "backward_perplexity": heldout["backward"]}
+            "backward_perplexity": heldout["backward"], "bigram_perplexity": bigram,
+            "minutes_to_bigram": None if reached[1.0] is None else reached[1.0] / 60,
+            "minutes_to_target": None if reached[TARGET] is None else reached[TARGET] / 60}
 
 
 def _train_tokens(corpus, config) -> int:
     train, _ = split_heldout(corpus, config)
     return int(corpus.sentence_lengths()[train].sum())
+
+
+def _minutes(value) -> str:
+    return "not reached" if value is None else f"{value:.1f}"
 
 
 def main() -> None:
@@ -62,20 +99,23 @@ def main() -> None:
     stop.add_argument("--minutes", type=float, default=None, help="stop each preset after this long")
     stop.add_argument("--max-steps", type=int, default=None, help="stop each preset after this many steps")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--eval-every", type=int, default=100, metavar="STEPS",
+                        help="held-out perplexity every this many steps, for the minutes to target")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--save-dir", default=None, metavar="DIR", help="also save each model there")
     args = parser.parse_args()
 
     corpus = load_corpus(args.corpus)
     rows = [run(corpus, name, args.device, args.epochs, args.max_steps, args.minutes, args.seed,
-                args.save_dir)
+                args.save_dir, args.eval_every)
             for name in args.presets]
     header = ("preset", "device", "params", "vocab", "epochs", "steps", "tokens", "train s", "tokens/s",
-              "ppl fwd", "ppl bwd")
+              "ppl fwd", "ppl bwd", "KN bigram", "min to < KN", "min to < 0.75 KN")
     table = [header] + [(r["preset"], r["device"], f"{r['parameters'] / 1e6:.1f}M", f"{r['vocabulary']:,}",
                          f"{r['epochs']:.2f}", f"{r['steps']:,}", f"{r['tokens']:,}", f"{r['train_seconds']:.0f}",
                          f"{r['tokens_per_second']:,.0f}", f"{r['forward_perplexity']:.1f}",
-                         f"{r['backward_perplexity']:.1f}") for r in rows]
+                         f"{r['backward_perplexity']:.1f}", f"{r['bigram_perplexity']['forward']:.1f}",
+                         _minutes(r["minutes_to_bigram"]), _minutes(r["minutes_to_target"])) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     print(f"\n{corpus.name}: {corpus.num_sentences:,} sentences, {corpus.num_tokens:,} tokens; "
           f"reference: a forward LSTM LM reaches perplexity ~{REFERENCE_PERPLEXITY} after one epoch on a 2-core CPU")
