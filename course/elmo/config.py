@@ -71,7 +71,7 @@ class ElmoConfig:
     seed: int = 1
     device: str = "auto"
     precision: str = "auto"  # CUDA: "auto" = "fp16" (autocast + gradient scaler); CPU: "auto" = "bf16" where native
-    threads: int = 2  # CPU threads for torch
+    threads: int = 1  # CPU threads for torch (one: with bfloat16 a second thread made training 5x slower)
     checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
     preset: str = field(default="custom", compare=False)
 
