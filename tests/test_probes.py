@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 from collections import Counter
 
 import numpy as np
@@ -336,3 +337,84 @@ def test_probe_command_split_and_context_vectors(toy, tmp_path):
                           "must be dev or test", "'train'")
     assert_one_line_error(run("probe", "--model", path, "--probes", probes, "--context-vectors",
                               tmp_path / "none.txt"), "none.txt: no such vectors file")
+
+
+class TagVectors:
+    """A stand-in biLM whose three layers hold each token's tag (one-hot, times ``signal``) plus
+    Gaussian noise, the same for the same sentence: what a linear probe can read off and a table of
+    words cannot guess for a word it has not seen."""
+
+    num_layers = 3
+
+    def __init__(self, tag_of: dict, tags: list[str], signal: float = 4.0):
+        self.tag_of, self.tags, self.signal = tag_of, tags, signal
+
+    def embed(self, sentences):
+        embedded = []
+        for sentence in sentences:
+            rng = np.random.default_rng(zlib.crc32(" ".join(sentence).encode()))
+            vectors = rng.normal(size=(3, len(sentence), 2 * len(self.tags))).astype(np.float32)
+            for k, tag in enumerate(self.tag_of[tuple(sentence)]):
+                vectors[:, k, self.tags.index(tag)] += self.signal
+            embedded.append(vectors)
+        return embedded
+
+    def untrained(self):
+        return TagVectors(self.tag_of, self.tags, signal=0.0)
+
+
+@pytest.fixture(scope="module")
+def tag_vectors():
+    """Sentences 'd v n v n v' of 5 adverbs, 20 verbs and 3,000 rare nouns (most test nouns unseen;
+    the commonest tag, which the baseline gives an unseen word, is v), and a TagVectors model."""
+    rng = np.random.default_rng(3)
+    pattern = ["d", "v", "n", "v", "n", "v"]
+    vocabulary = {"d": [f"adv{i}" for i in range(5)], "v": [f"verb{i}" for i in range(20)],
+                  "n": [f"noun{i}" for i in range(3_000)]}
+    sentences = [[str(rng.choice(vocabulary[tag])) for tag in pattern] for _ in range(400)]
+    corpus = from_sentences(sentences, name="tagged", tags=[pattern] * len(sentences))
+    return corpus, TagVectors({tuple(sentence): pattern for sentence in sentences}, ["d", "n", "v"])
+
+
+def test_pos_probe_reads_the_tag_where_the_baseline_has_only_seen_words(tag_vectors):
+    corpus, model = tag_vectors
+    result = pos_probe(model, corpus, num_sentences=400, seed=1, per_token=True, C=(1e-4, 1.0),
+                       dev_share=0.25)
+    assert 0.3 < result["seen_share"] < 0.9
+    assert result["most_frequent_tag_seen"] == 1.0 and result["most_frequent_tag_unseen"] == 0.0  # nouns -> v
+    for layer in result["layers"]:
+        assert layer["trained_unseen"] > 0.95 > result["most_frequent_tag_unseen"] + 0.9
+        assert layer["trained_seen"] == pytest.approx(result["most_frequent_tag_seen"], abs=0.02)
+        assert layer["trained_C"] == 1.0 and layer["trained_dev"] > 0.95  # C = 1e-4 can hardly move off v
+        assert layer["untrained"] < 0.75 and layer["untrained_unseen"] < 0.5  # noise alone: little to read
+        assert layer["trained_margin"] == pytest.approx(layer["trained"] - result["most_frequent_tag"])
+        assert layer["trained_margin"] > 4 * layer["trained_margin_se"] > 0
+        assert layer["trained_margin_unseen"] > 0.95 and layer["trained_margin_seen"] == pytest.approx(0, abs=0.02)
+    # The seen and unseen tokens partition the test tokens, and the figures add up.
+    per_token = result["per_token"]
+    seen = per_token["seen"]
+    assert len(seen) == result["test_tokens"] == per_token["sizes"].sum() == per_token["trained"].shape[1]
+    assert result["seen_share"] == pytest.approx(seen.mean())
+    for layer, right in zip(result["layers"], per_token["trained"], strict=True):
+        assert layer["trained"] == pytest.approx(right.mean())
+        assert layer["trained"] == pytest.approx(result["seen_share"] * layer["trained_seen"]
+                                                 + (1 - result["seen_share"]) * layer["trained_unseen"])
+    assert result["most_frequent_tag"] == pytest.approx(per_token["most_frequent_tag"].mean())
+    assert result["train_tokens"] + result["dev_tokens"] + result["test_tokens"] == 400 * 6
+
+
+def test_pos_probe_standard_errors_are_reproducible_from_the_seed(tag_vectors):
+    corpus, model = tag_vectors
+    settings = dict(num_sentences=200, seed=4, untrained=False, dev_share=0.25)
+    first, again = pos_probe(model, corpus, **settings), pos_probe(model, corpus, **settings)
+    assert first == again
+    assert 0 < first["most_frequent_tag_se"] < 0.1 and first["layers"][0]["untrained"] is None
+    fewer = pos_probe(model, corpus, **settings, bootstrap=50)
+    assert fewer["most_frequent_tag"] == first["most_frequent_tag"]
+    assert fewer["most_frequent_tag_se"] != first["most_frequent_tag_se"]
+    # Without dev sentences the probe trains on every sentence that is not a test sentence.
+    whole = pos_probe(model, corpus, **{**settings, "dev_share": 0})
+    assert whole["dev_tokens"] == 0 and whole["layers"][0]["trained_dev"] is None
+    assert whole["train_tokens"] == first["train_tokens"] + first["dev_tokens"]
+    with pytest.raises(SettingError, match="dev sentences"):
+        pos_probe(model, corpus, num_sentences=200, C=(1.0, 10.0))
