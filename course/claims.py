@@ -495,46 +495,18 @@ def _skipgram_static(kv, probes) -> dict | None:
 
 def _pos_scores(model, corpus, num_sentences: int, test_share: float = 0.2, seed: int = 1,
                 max_iter: int = 300) -> dict:
-    """A linear POS probe per layer with per-token results. The sentences are drawn and split as
-    :func:`course.probes.pos_probe` draws them, so that with the same settings the accuracies are
-    the same; only the trained biLM is probed.
+    """:func:`course.probes.pos_probe`'s per-token results for the trained biLM alone.
 
     Returns:
         ``{"layers": (L + 1, tokens) bool, "most_frequent_tag": (tokens,) bool, "sizes": (test
         sentences,) tokens in each}`` over the test tokens, sentence by sentence.
     """
-    import warnings
-    from collections import Counter
+    from .probes import pos_probe
 
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from threadpoolctl import threadpool_limits
-
-    count = min(num_sentences, corpus.num_sentences)
-    chosen = np.random.default_rng(seed).choice(corpus.num_sentences, count, replace=False)
-    num_test = max(1, round(count * test_share))
-    test = [corpus.tagged_sentence(int(i)) for i in chosen[:num_test]]
-    train = [corpus.tagged_sentence(int(i)) for i in chosen[num_test:]]
-    (train_words, train_tags), (test_words, test_tags) = (
-        (np.asarray([w for s in part for w, _ in s], dtype=object), np.asarray([t for s in part for _, t in s]))
-        for part in (train, test))
-    train_x, test_x = (np.concatenate(model.embed([[w for w, _ in s] for s in part]), axis=1) for part in (train, test))
-    correct = np.zeros((train_x.shape[0], len(test_tags)), dtype=bool)
-    for j, (layer_train, layer_test) in enumerate(zip(train_x, test_x, strict=True)):
-        probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=max_iter))
-        with threadpool_limits(1, user_api="blas"), warnings.catch_warnings():  # many small fits: one thread
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            correct[j] = probe.fit(layer_train, train_tags).predict(layer_test) == test_tags
-    # The baseline: each word's most frequent training tag (unseen words: the most frequent tag overall).
-    tags_of: dict[str, Counter] = {}
-    for word, tag in zip(train_words, train_tags, strict=True):
-        tags_of.setdefault(word, Counter())[tag] += 1
-    fallback = Counter(train_tags.tolist()).most_common(1)[0][0]
-    guesses = [tags_of[w].most_common(1)[0][0] if w in tags_of else fallback for w in test_words]
-    return {"layers": correct, "most_frequent_tag": np.asarray(guesses) == test_tags,
-            "sizes": np.asarray([len(sentence) for sentence in test])}
+    tokens = pos_probe(model, corpus, num_sentences, test_share, seed, untrained=False, max_iter=max_iter,
+                       per_token=True)["per_token"]
+    return {"layers": tokens["trained"], "most_frequent_tag": np.asarray(tokens["most_frequent_tag"], dtype=bool),
+            "sizes": tokens["sizes"]}
 
 
 def _per_sentence(values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
