@@ -49,6 +49,10 @@ class ChecksumError(DownloadError):
     """A downloaded file does not have the expected size or SHA-256."""
 
 
+class OutputFileError(CourseError, OSError):
+    """An output file cannot be written where it was asked for (a folder, a read-only folder, ...)."""
+
+
 class SettingError(CourseError, ValueError):
     """A setting has a value that makes no sense (a negative count, an unknown profile, ...)."""
 

@@ -6,11 +6,15 @@ from one, and can be moved with the environment variables ``COURSE_CACHE`` and `
 
 from __future__ import annotations
 
+import glob
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import OutputFileError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -47,20 +51,105 @@ def data_dir() -> Path:
     return project_root() / "data"
 
 
+def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
+    """Refuse, before any work is done, an output ``path`` that names a folder or lies where no file
+    can be made (under a file, or in a folder this process may not write); returns it as a Path.
+
+    Raises:
+        OutputFileError: one line naming ``path`` and what is wrong.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise OutputFileError(f"{target} is a folder: give a file name for the {what}")
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:  # atomic_path makes the missing folders
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputFileError(f"{target}: cannot write the {what} there, {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputFileError(f"{target}: cannot write the {what} there, the folder {folder} is not writable")
+    return target
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success rename it to ``path``, on error delete it.
 
-    Whatever is written through it appears at ``path`` whole or not at all.
+    Whatever is written through it appears at ``path`` whole or not at all, with the mode the
+    umask allows (``0o666 & ~umask``, as a plain ``open`` would give). The temporary file
+    (``.NAME.XXXXXXXX.part``) is locked while it is written; one left behind by a write that was
+    killed is no longer locked, and the next write of the same ``path`` deletes it.
+
+    Raises:
+        OutputFileError: ``path`` is a folder, or no file can be made beside it (the message names
+            ``path``, not the temporary file).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix + ".part")
-    os.close(handle)
+    if target.is_dir():
+        raise OutputFileError(f"{target} is a folder: give a file name")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_parts(target, suffix)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=suffix + ".part")
+    except (FileExistsError, NotADirectoryError):  # a file where a folder should be
+        blocker = next(folder for folder in target.parents if folder.exists())
+        raise OutputFileError(f"{target}: cannot write here, {blocker} is a file, not a folder") from None
+    except OSError as exc:
+        raise OutputFileError(f"{target}: cannot write in the folder {target.parent} ({exc.strerror or exc})") from None
     temporary = Path(temporary)
+    locked = _lock(handle)
+    if not locked:
+        os.close(handle)
     try:
         yield temporary
-        os.replace(temporary, target)
+        os.chmod(temporary, 0o666 & ~_umask())
+        try:
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise OutputFileError(f"{target}: cannot write here ({exc.strerror or exc})") from None
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    finally:
+        if locked:
+            os.close(handle)
+
+
+def _lock(handle: int) -> bool:
+    """Take an exclusive lock on the open file ``handle`` (held until it is closed, or the process
+    ends however it ends); False where there are no such locks (Windows, some network drives)."""
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (ImportError, OSError):
+        return False
+    return True
+
+
+def _remove_stale_parts(target: Path, suffix: str) -> None:
+    """Delete the temporary files of ``target`` that killed writes left: those no process holds locked."""
+    pattern = f".{glob.escape(target.name)}.{'?' * 8}{glob.escape(suffix)}.part"  # mkstemp: 8 random letters
+    for part in target.parent.glob(pattern):
+        try:
+            handle = os.open(part, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(handle).st_mode) and _lock(handle):  # locked: a write in progress
+                part.unlink(missing_ok=True)
+        finally:
+            os.close(handle)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells it (Linux)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
