@@ -4,6 +4,10 @@ Python threads share one interpreter lock, and a trainer built of many small ten
 holds it between operations, so two threads train at well under twice the speed of one. Forked
 processes have an interpreter each. The tables they train live in memory shared by all of them
 (:func:`shared_tensor`), and a worker reports its progress to the parent through a queue.
+
+Workers die with their parent, however it ends: on Linux the kernel kills a worker when the parent
+dies (``PR_SET_PDEATHSIG``), even by SIGKILL; elsewhere a worker stops at its next report once it
+sees another parent.
 """
 
 from __future__ import annotations
@@ -11,8 +15,11 @@ from __future__ import annotations
 import functools
 import mmap
 import multiprocessing
+import os
 import pickle
 import queue as queue_module
+import signal
+import sys
 import time
 from collections.abc import Callable
 
@@ -49,6 +56,21 @@ def shared_lock():
     return multiprocessing.get_context("fork").Lock()
 
 
+def die_with_parent(parent: int) -> None:
+    """In a forked worker: be killed (SIGKILL) when the parent process ``parent`` dies, and end at
+    once if it has died already. Linux only (``prctl(PR_SET_PDEATHSIG)``); a no-op elsewhere."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
+
+
 class WorkerFailed(RuntimeError):
     """A worker process ended without reporting (killed, or it crashed)."""
 
@@ -65,10 +87,17 @@ def run_workers(count: int, work: Callable[[Callable[[object], None]], None], re
     """
     context = multiprocessing.get_context("fork")
     messages = context.Queue()
+    parent = os.getpid()
+
+    def send(message) -> None:
+        if os.getppid() != parent:  # orphaned (where the kernel does not kill orphans for us): stop
+            os._exit(1)
+        messages.put(("message", message))
 
     def run() -> None:
+        die_with_parent(parent)
         try:
-            work(lambda message: messages.put(("message", message)))
+            work(send)
             messages.put(("done", None))
         except BaseException as exc:  # noqa: BLE001 - handed to the parent
             try:

@@ -1,5 +1,9 @@
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 import torch
@@ -74,3 +78,39 @@ def test_an_exception_in_the_parent_stops_the_workers():
     with pytest.raises(KeyboardInterrupt):
         hogwild.run_workers(2, work, receive)
     assert multiprocessing.active_children() == []
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_die_with_their_parent(signal_number):
+    script = (
+        "import os\n"
+        "from course import hogwild\n"
+        "def work(send):\n"
+        "    os.write(1, f'{os.getpid()}\\n'.encode())  # one write: the two workers' lines never mix\n"
+        "    while True:  # busy, as a trainer is, and never reporting\n"
+        "        pass\n"
+        "hogwild.run_workers(2, work, lambda message: None)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(parent.stdout.readline()) for _ in range(2)]
+        assert all(_alive(pid) for pid in workers)
+        parent.send_signal(signal_number)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers), "a worker outlived its parent"
+    finally:
+        parent.kill()
+        parent.wait()
