@@ -28,6 +28,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -383,16 +384,46 @@ def _named_source(name: str) -> tuple[dict, Callable[[bool], Corpus]]:
 # ------------------------------------------------------------------------------------ user files
 
 
+CONTROL_BYTES = bytes(code for code in range(32) if code not in b"\t\n\r\x0c")
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def encoding_advice(raw: bytes) -> str:
+    """What bytes that are not UTF-8 text most likely are, and what to do: UTF-16 (a byte-order mark,
+    or a zero in every other byte), binary (zero bytes or other control codes), a one-byte code page
+    such as Latin-1 (bytes above 127 that stand alone between ASCII ones), else a two-byte Chinese
+    code page (GBK, whose characters are pairs of such bytes). Looks at the first megabyte."""
+    sample = raw[:1 << 20]
+    zeros = sorted(half.count(0) / max(1, len(half)) for half in (sample[0::2], sample[1::2]))
+    if sample.startswith(UTF16_MARKS) or (zeros[1] > 0.4 and zeros[0] < 0.05):  # ASCII in UTF-16: every other byte
+        return "it looks like UTF-16; convert it first, for example with: iconv -f UTF-16 -t UTF-8"
+    if len(sample) - len(sample.translate(None, CONTROL_BYTES)) > max(1, len(sample) // 1000):
+        return "it looks like a binary file, not text; give a UTF-8 text file"
+    runs = [len(run) for run in re.findall(rb"[\x80-\xff]+", sample)]
+    if runs and sum(length == 1 for length in runs) >= len(runs) / 2:
+        return ("it looks like Latin-1 or Windows-1252; convert it first, for example with: "
+                "iconv -f WINDOWS-1252 -t UTF-8")
+    return "if it is Chinese in GBK, convert it first, for example with: iconv -f GBK -t UTF-8"
+
+
 def _read_utf8(path: Path) -> str:
     raw = path.read_bytes()
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
+        # the advice looks from the first bad line on (a file may start in UTF-8), or at a byte-order mark
+        sample = raw if raw.startswith(UTF16_MARKS) else raw[raw.rfind(b"\n", 0, exc.start) + 1:]
         raise CorpusDecodeError(
             f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}, line {line}); "
-            "convert it first, for example with: iconv -f GBK -t UTF-8"
+            f"{encoding_advice(sample)}"
         ) from None
+    if "\x00" in text:  # valid UTF-8, but not text: UTF-16 of ASCII letters, or a binary file
+        offset = raw.index(b"\x00")
+        line = raw.count(b"\n", 0, offset) + 1
+        raise CorpusDecodeError(f"{path}: not UTF-8 text (a zero byte at offset {offset}, line {line}); "
+                                f"{encoding_advice(raw)}")
+    return text
 
 
 def _text_files(path: Path) -> list[Path]:

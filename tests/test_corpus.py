@@ -147,3 +147,20 @@ def test_is_available_tells_what_loads_offline_without_downloading(tmp_path, pri
     downloads.mkdir(parents=True)
     (downloads / corpus_module.TEXT8.filename).write_bytes(b"")
     assert corpus_module.is_available("text8") and not corpus_module.is_available("wikitext-2")
+
+
+def test_a_file_that_is_not_utf8_gets_advice_for_what_it_is(tmp_path, private_cache):
+    files = {
+        "latin1.txt": ("Le café et la crème brûlée.\n".encode("latin-1"), "Latin-1 or Windows-1252", "WINDOWS-1252"),
+        "utf16.txt": ("A sentence in UTF-16.\n".encode("utf-16"), "UTF-16", "iconv -f UTF-16"),
+        "utf16le.txt": ("No byte-order mark.\n".encode("utf-16-le"), "UTF-16", "iconv -f UTF-16"),
+        "binary.dat": (bytes(range(256)) * 8, "binary file", "give a UTF-8 text file"),
+        "gbk.txt": ("人民日报的新闻。\n".encode("gbk"), "GBK", "iconv -f GBK"),
+    }
+    for name, (raw, kind, advice) in files.items():
+        (tmp_path / name).write_bytes(raw)
+        with pytest.raises(CorpusDecodeError, match=f"{name}: not UTF-8 text") as caught:
+            load_corpus(tmp_path / name)
+        message = str(caught.value)
+        assert kind in message and advice in message, message
+        assert "GBK" not in message or name == "gbk.txt", message
