@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from gensim.test.utils import datapath
@@ -200,3 +202,43 @@ def test_supported_questions_are_scored_like_a_file(tmp_path, wiki_vectors, wiki
         assert from_mapping.total.answered == supported.total_kept  # every kept word is in the vocabulary
     results = evaluate.evaluate_all(wiki_vectors, analogies=supported.questions, methods=("3cosadd",))
     assert results["analogies"]["3cosadd"]["total"]["answered"] == supported.total_kept
+
+
+@pytest.mark.parametrize("name,content,message", [
+    ("duplicate.txt", b"3 2\nking 0.1 0.2\nqueen 0.2 0.1\nking 0.3 0.4\n",
+     "duplicate.txt, line 4: the word 'king' appears again (first on line 2)"),
+    ("latin1.txt", "2 2\ncafé 0.1 0.2\nthé 0.2 0.1\n".encode("latin-1"),
+     "latin1.txt, line 2: the word b'caf\\xe9' is not UTF-8"),
+    ("many.txt", b"99999999999 2\nking 0.1 0.2\n", "declares 99,999,999,999 words of 2 dimensions"),
+    ("wide.txt", b"1 99999999999\nking 0.1 0.2\n", "declares 1 word of 99,999,999,999 dimensions"),
+    ("nan.txt", b"2 2\nking 0.1 0.2\nqueen nan 0.1\n", "nan.txt, line 3: the vector of 'queen' holds NaN or infinity"),
+    ("inf.txt", b"2 2\nking inf 0.2\nqueen 0.2 0.1\n", "inf.txt, line 2: the vector of 'king' holds NaN or infinity"),
+    ("huge.txt", b"1 2\nking 1e39 0.2\n", "huge.txt, line 2: the vector of 'king' holds NaN or infinity"),
+    ("fewer.txt", b"1 2\nking 0.1 0.2\nqueen 0.2 0.1\n", "fewer.txt, line 3: its first line declares 1 word, but"),
+    ("letters.txt", b"1 2\nking 0.1 abc\n", "letters.txt, line 2: truncated or malformed word2vec file: b'abc'"),
+])
+def test_vectors_files_that_are_wrong_are_refused_in_one_line(tmp_path, name, content, message):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(VectorsFileError) as caught:
+        load_vectors(tmp_path / name)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_binary_vectors_files_that_are_wrong_are_refused(tmp_path):
+    def binary(count, entries, tail=b""):
+        return f"{count} 2\n".encode() + b"".join(word.encode() + b" " + np.asarray(vector, dtype="<f4").tobytes()
+                                                 + b"\n" for word, vector in entries) + tail
+
+    cases = {
+        "dup.bin": (binary(2, [("king", [1, 2]), ("king", [3, 4])]), "word 2: the word 'king' appears again"),
+        "nan.bin": (binary(2, [("king", [1, 2]), ("queen", [np.nan, 4])]), "word 2: the vector of 'queen' holds NaN"),
+        "more.bin": (binary(1, [("king", [1, 2]), ("queen", [3, 4])]), "declares 1 word, and more bytes follow"),
+        "cut.bin": (binary(3, [("king", [1, 2]), ("queen", [3, 4])], b"x" * 8),
+                    "truncated or malformed word2vec file: its first line declares 3 words, and it ends in word 3"),
+    }
+    for name, (content, message) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(VectorsFileError, match=re.escape(message)):
+            load_vectors(tmp_path / name)
+    (tmp_path / "good.bin").write_bytes(binary(2, [("king", [1, 2]), ("queen", [3, 4])]))
+    assert load_vectors(tmp_path / "good.bin").index_to_key == ["king", "queen"]
