@@ -8,6 +8,7 @@ download leaves nothing behind but an error.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -75,7 +76,7 @@ def fetch(remote: RemoteFile, directory: str | Path | None = None, progress: boo
         length = response.headers.get("Content-Length")
         total = int(length) if length and length.isdigit() else remote.size
         with tqdm(total=total, unit="B", unit_scale=True, desc=remote.filename, disable=not progress) as bar:
-            for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
+            while chunk := _read(response, remote, received, timeout, target):
                 out.write(chunk)
                 digest.update(chunk)
                 received += len(chunk)
@@ -92,6 +93,17 @@ def fetch(remote: RemoteFile, directory: str | Path | None = None, progress: boo
                 "(nothing was kept; the file changed upstream or the download was corrupted)"
             )
     return target
+
+
+def _read(response, remote: RemoteFile, received: int, timeout: float, target: Path) -> bytes:
+    """The next chunk of a download; a stall or a broken connection as a :class:`DownloadError` that
+    names the URL (nothing is kept)."""
+    try:
+        return response.read1(CHUNK_BYTES)  # what has arrived, up to a chunk: a stall is seen where it begins
+    except (TimeoutError, OSError, http.client.HTTPException) as exc:
+        what = f"nothing arrived for {timeout:g} s" if isinstance(exc, TimeoutError) else f"{exc or type(exc).__name__}"
+        raise DownloadError(f"download of {remote.url} failed after {received:,} bytes ({what}); nothing was kept: "
+                            f"try again, or put the file at {target}") from None
 
 
 def read_member(archive: Path, member: str, remote: RemoteFile) -> bytes:

@@ -109,3 +109,30 @@ def test_wikitext_member_checksum_is_enforced(server, private_cache, monkeypatch
     monkeypatch.setattr(corpus_module, "WIKITEXT_2", bad)
     with pytest.raises(ChecksumError, match="wrong SHA-256"):
         corpus_module.load_corpus("wikitext-2", progress=False, cache=False)
+
+
+def test_a_stalled_download_names_its_url_and_keeps_nothing(tmp_path):
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    release = threading.Event()
+
+    def stall():  # headers and 10 of 100 bytes, then silence
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 10)
+            release.wait(10)
+
+    thread = threading.Thread(target=stall, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/slow.bin"
+    try:
+        with pytest.raises(DownloadError, match=r"download of .*/slow.bin failed after 10 bytes "
+                                                r"\(nothing arrived for 0.3 s\); nothing was kept"):
+            fetch(RemoteFile(url, "slow.bin", size=100), tmp_path / "cache", progress=False, timeout=0.3)
+    finally:
+        release.set()
+        thread.join()
+        listener.close()
+    assert list((tmp_path / "cache").iterdir()) == []
