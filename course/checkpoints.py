@@ -1,15 +1,22 @@
 """Checkpoint files of the static-vector trainers: a dict of plain types and tensors, written
-atomically with ``torch.save`` and read back with a check of its ``format`` tag."""
+atomically with ``torch.save`` and read back with ``torch.load(weights_only=True)``, which
+unpickles only plain types and tensors: a crafted file cannot run code, it is refused. A checkpoint
+also names the corpus it was trained on, so that resuming on another corpus is refused."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
+import re
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import SettingError
+import numpy as np
+
+from .errors import CourseError, SettingError
 from .paths import atomic_path
 
 
@@ -23,10 +30,14 @@ def write_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
 
 
 def read_checkpoint(path: str | os.PathLike, format: str) -> dict:
-    """The payload saved at ``path``; ``ValueError`` if it is not a ``format`` checkpoint."""
+    """The payload saved at ``path``; ``ValueError`` if it is not a ``format`` checkpoint.
+
+    Only plain types (dicts, lists, strings, numbers) and tensors are unpickled; anything else
+    raises ``pickle.UnpicklingError`` before it is built.
+    """
     import torch
 
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    payload = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(payload, dict) or payload.get("format") != format:
         raise ValueError(f"not a {format} checkpoint of this course")
     return payload
@@ -34,10 +45,70 @@ def read_checkpoint(path: str | os.PathLike, format: str) -> dict:
 
 @contextmanager
 def checkpoint_errors(path: str | os.PathLike, model: str) -> Iterator[None]:
-    """Turn the ways reading a checkpoint can fail into one-line :class:`SettingError` messages."""
+    """Turn the ways reading a checkpoint can fail into one-line :class:`SettingError` messages that
+    name ``path``."""
     try:
         yield
+    except CourseError:  # already one line (a setting, memory that would not fit)
+        raise
     except FileNotFoundError:
         raise SettingError(f"{path}: no such checkpoint") from None
-    except (RuntimeError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError) as exc:
-        raise SettingError(f"{path}: not a readable {model} checkpoint ({exc})") from None
+    except IsADirectoryError:
+        raise SettingError(f"{path}: is a folder, not a {model} checkpoint") from None
+    except pickle.UnpicklingError as exc:  # torch's message runs to many lines
+        found = re.search(r"GLOBAL (\S+)", str(exc))
+        if found is None:
+            raise SettingError(f"{path}: not a readable {model} checkpoint, truncated or damaged") from None
+        raise SettingError(f"{path}: refused, it would build objects other than plain types and tensors "
+                           f"({found.group(1)}), which could run code; not a {model} checkpoint of this course") \
+            from None
+    except (RuntimeError, ValueError, KeyError, TypeError, IndexError, EOFError, OSError,
+            zipfile.BadZipFile) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = " ".join(reason.split()).split(". ")[0][:160] or type(exc).__name__  # torch's run to many lines
+        raise SettingError(f"{path}: not a readable {model} checkpoint, truncated or damaged ({reason})") from None
+
+
+def corpus_key(corpus) -> dict:
+    """What a checkpoint records of the corpus it was trained on: a SHA-256 of its words (every
+    token, in order), and for the messages its name and size."""
+    digest = hashlib.sha256()
+    digest.update("\n".join(corpus.types).encode("utf-8"))
+    digest.update(np.ascontiguousarray(corpus.token_ids, dtype=np.int64).tobytes())
+    digest.update(np.ascontiguousarray(corpus.offsets, dtype=np.int64).tobytes())
+    return {"name": str(corpus.name), "sentences": int(corpus.num_sentences), "tokens": int(corpus.num_tokens),
+            "sha256": digest.hexdigest()}
+
+
+def check_resumable(path: str | os.PathLike, saved: dict, corpus, config: dict, free=frozenset()) -> None:
+    """Refuse to resume the checkpoint at ``path`` on another corpus or with other settings.
+
+    ``saved`` is its payload (``config``, and ``corpus`` as :func:`corpus_key` gives it; a
+    checkpoint without one is not checked for its corpus); ``config`` the settings asked for now,
+    as a dict; the keys in ``free`` may differ.
+
+    Raises:
+        SettingError: one line naming what differs.
+    """
+    differences = []
+    trained_on, now = saved.get("corpus"), corpus_key(corpus)
+    if trained_on is not None and trained_on.get("sha256") != now["sha256"]:
+        def described(key: dict) -> str:
+            return (f"{key.get('name')!r}, {_many(key.get('sentences', 0), 'sentence')}, "
+                    f"{_many(key.get('tokens', 0), 'token')}")
+
+        same_size = described(trained_on) == described(now)
+        differences.append(f"on another corpus ({described(trained_on)}{', other words' if same_size else ''}; "
+                           f"now {described(now)})")
+    changed = [f"{key}={saved['config'].get(key)!r} (now {value!r})" for key, value in config.items()
+               if key not in free and saved["config"].get(key) != value]
+    if changed:
+        differences.append(f"with other settings ({', '.join(changed)})")
+    if differences:
+        raise SettingError(f"{path}: was trained {' and '.join(differences)}; use the same corpus and settings to "
+                           "resume, or another checkpoint file")
+
+
+def _many(number: int, noun: str) -> str:
+    """``"1 sentence"``, ``"24,807 sentences"``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,6 +1,9 @@
-"""Choosing where tensors live: ``auto`` picks CUDA when a GPU is there, else the CPU."""
+"""Choosing where tensors live (``auto`` picks CUDA when a GPU is there, else the CPU), and how much
+memory there is for them: a trainer refuses a run that cannot fit before it allocates anything."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from .errors import SettingError
 
@@ -45,3 +48,79 @@ def keep_work_memory() -> bool:
         return False
     m_trim_threshold, m_mmap_threshold = -1, -3
     return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 256 << 20))
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate without swapping, where the system says (Linux).
+
+    The kernel's estimate (``MemAvailable`` in ``/proc/meminfo``), lowered to what the control
+    group's limit leaves (a container's ``memory.max`` less its ``memory.current``); None when
+    neither is known (macOS, Windows), and then nothing is refused.
+    """
+    found = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for limit_file, usage_file in _cgroup_memory_files():
+        try:
+            limit = int(Path(limit_file).read_text().strip())
+            usage = int(Path(usage_file).read_text().strip())
+        except (OSError, ValueError):  # no such file, or "max": no limit
+            continue
+        if limit < 1 << 60:  # cgroup v1 writes "no limit" as a huge number
+            found.append(max(0, limit - usage))
+    return min(found) if found else None
+
+
+def _cgroup_memory_files() -> list[tuple[str, str]]:
+    """(limit, usage) file pairs of this process's memory control group, v2 and v1: at the group's
+    path, and at the root of the mount (where a container sees its own group)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        lines = []
+    pairs = []
+    for line in lines:
+        number, controllers, where = (line.split(":", 2) + ["", ""])[:3]
+        if number == "0" and controllers == "":
+            for base in {Path("/sys/fs/cgroup") / where.lstrip("/"), Path("/sys/fs/cgroup")}:
+                pairs.append((str(base / "memory.max"), str(base / "memory.current")))
+        elif "memory" in controllers.split(","):
+            for base in {Path("/sys/fs/cgroup/memory") / where.lstrip("/"), Path("/sys/fs/cgroup/memory")}:
+                pairs.append((str(base / "memory.limit_in_bytes"), str(base / "memory.usage_in_bytes")))
+    return pairs
+
+
+def format_bytes(size: float) -> str:
+    """``size`` bytes as a person reads it: ``"3.1 MB"``, ``"512 MB"``, ``"23.4 GB"``, ``"1,200 GB"``."""
+    if size < 1e8:
+        return f"{max(size, 0) / 1e6:.1f} MB"
+    if size < 1e9:
+        return f"{size / 1e6:,.0f} MB"
+    return f"{size / 1e9:,.1f} GB" if size < 1e12 else f"{size / 1e9:,.0f} GB"
+
+
+def check_memory(what: str, host_bytes: int, advice: str, device=None, device_bytes: int = 0) -> None:
+    """Refuse, before anything is allocated, a run that would need more memory than there is.
+
+    ``host_bytes`` are needed in the computer's memory and ``device_bytes`` on ``device`` (a
+    ``torch.device``; on the CPU both count against the same memory). ``what`` names the run and
+    ``advice`` says which settings to lower.
+
+    Raises:
+        SettingError: "<what> would need about X of memory, and Y is available: <advice>".
+    """
+    on_gpu = device is not None and device.type == "cuda"
+    checks = [("memory", host_bytes + (0 if on_gpu else device_bytes), available_memory())]
+    if on_gpu and device_bytes:
+        import torch
+
+        checks.append((f"memory on {device}", device_bytes, torch.cuda.mem_get_info(device)[0]))
+    for where, need, available in checks:
+        if available is not None and need > available:
+            raise SettingError(f"{what} would need about {format_bytes(need)} of {where}, and "
+                               f"{format_bytes(available)} is available: {advice}")

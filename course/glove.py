@@ -32,7 +32,8 @@ round), and the dot products ``w_i . w~_j`` are a sampled matrix product; no ``(
 of vectors are made. Each epoch shuffles the entries and cuts them into batches of ``batch_size``.
 On the CPU, ``threads`` Python threads take batches in turn and update the shared tables without
 locks ("Hogwild", as ``glove.c``'s threads do); on a GPU one thread does. The same torch code runs
-on both. One thread and one seed give identical vectors every time.
+on both. One thread and one seed give identical vectors every time; with two or more threads the
+order in which they update shared rows changes from run to run, and so do the vectors.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .checkpoints import checkpoint_errors, read_checkpoint, write_checkpoint
+from . import devices
+from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, write_checkpoint
 from .errors import SettingError, TrainingDivergedError
+from .paths import check_writable
 from .vocab import Vocabulary, VocabularyConfig
 
 # The sparse CSR tensors below are stable for what they do here; torch warns about all of them.
@@ -57,6 +60,9 @@ warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta 
 
 VECTORS = ("sum", "word", "context")
 CHUNK_TOKENS = 4_000_000  # tokens per counting step: memory grows with it, not with the corpus
+# Memory per non-zero co-occurrence while GloVe trains on it: the counts, the entries with log X,
+# f(X) and their column order, and an epoch's shuffle (measured: 76 bytes before the first epoch).
+ENTRY_BYTES = 96
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ class GloVeConfig:
     lr: float = 0.05
     vectors: str = "sum"  # "sum": word + context vectors; "word" or "context": one of them
     seed: int = 1
+    # Hogwild threads on a CPU. One thread and one seed give the same vectors every time; with two or
+    # more, the threads' updates of shared rows interleave differently in each run, and so do the vectors.
     threads: int = 2
     device: str = "auto"
     batch_size: int = 65_536  # non-zero entries per update
@@ -108,7 +116,7 @@ class GloVeConfig:
 
 
 def cooccurrence_counts(ids: np.ndarray, offsets: np.ndarray, vocab_size: int, window: int = 15,
-                        chunk_tokens: int = CHUNK_TOKENS) -> sp.csr_matrix:
+                        chunk_tokens: int = CHUNK_TOKENS, max_entries: int | None = None) -> sp.csr_matrix:
     """The symmetric ``(V, V)`` float64 co-occurrence matrix of ``cooccur.c``, as canonical CSR.
 
     Args:
@@ -116,13 +124,19 @@ def cooccurrence_counts(ids: np.ndarray, offsets: np.ndarray, vocab_size: int, w
         offsets: ``(num_sentences + 1,)`` where each sentence starts in ``ids``.
         vocab_size: ``V``; window: the largest distance counted.
         chunk_tokens: tokens handled per step.
+        max_entries: stop as soon as the matrix is sure to hold more non-zero entries than this
+            (the memory there is to train on them, :data:`ENTRY_BYTES` each).
 
     Two words ``d`` apart in a sentence add ``1/d`` to both ``X[a, b]`` and ``X[b, a]``. The work
     is one vectorised pass per distance over each chunk of tokens, and each pass becomes a sparse
     matrix of its own. Partial sums are kept on a stack, each more than twice the size of the one
     above it, and two are added as soon as the newer is at least half the size of the older (as a
     binary counter carries): every entry takes part in O(log) additions rather than one per pass,
-    and memory grows with the number of non-zero pairs, never with V^2.
+    and memory grows with the number of non-zero pairs, never with V^2. The largest partial sum
+    holds no more distinct pairs than the whole, so it is what ``max_entries`` is checked against.
+
+    Raises:
+        SettingError: the counts would hold more than ``max_entries`` non-zero entries.
     """
     if window < 1:
         raise SettingError(f"window must be at least 1, got {window}")
@@ -145,6 +159,14 @@ def cooccurrence_counts(ids: np.ndarray, offsets: np.ndarray, vocab_size: int, w
             while partial_sums and partial_sums[-1].nnz <= 2 * part.nnz:
                 part = partial_sums.pop() + part
             partial_sums.append(part)
+            if max_entries is not None and partial_sums[0].nnz > max_entries:
+                raise SettingError(
+                    f"the co-occurrence counts (window={window}) hold more than {partial_sums[0].nnz:,} non-zero "
+                    f"pairs after counting words up to {distance} apart in {min(n, start + chunk_tokens) / n:.0%} "
+                    f"of the {n:,} words, which would need at least "
+                    f"{devices.format_bytes(partial_sums[0].nnz * ENTRY_BYTES)} of memory to train on, and "
+                    f"{devices.format_bytes(max_entries * ENTRY_BYTES)} is available: use a smaller window or a "
+                    "larger min_count")
     forward = sp.csr_matrix(shape, dtype=np.float64)
     while partial_sums:
         forward = partial_sums.pop() + forward
@@ -299,6 +321,9 @@ class GloVe:
 
         self.vocab, self.config = vocab, config
         self.device = resolve_device(config.device)
+        table = len(vocab) * (config.dim + 1) * 4  # a (V, d) table and its biases
+        devices.check_memory(f"GloVe with {len(vocab):,} words of {config.dim:,} dimensions", 2 * table,
+                             "use a smaller dim, or a larger min_count", self.device, 4 * table)
         rng = np.random.default_rng(config.seed)
         size, scale = len(vocab), config.dim + 1
 
@@ -311,6 +336,7 @@ class GloVe:
         self.context_biases = uniform(size)
         self.gradsq = [torch.ones_like(p) for p in self.parameters()]
         self.state = TrainingState()
+        self.trained_on: dict | None = None  # the corpus trained on (checkpoints.corpus_key), once training starts
 
     def parameters(self) -> list:
         """``[word_vectors, context_vectors, word_biases, context_biases]``."""
@@ -359,11 +385,12 @@ class GloVe:
         payload = {
             "format": "course.glove/1",
             "config": asdict(self.config),
-            "words": self.vocab.words,
+            "words": [str(word) for word in self.vocab.words],  # plain str, never numpy.str_
             "counts": self.vocab.counts.tolist(),
             "parameters": [p.cpu() for p in self.parameters()],
             "gradsq": [g.cpu() for g in self.gradsq],
             "state": asdict(self.state),
+            "corpus": self.trained_on,
         }
         return write_checkpoint(path, payload)
 
@@ -380,16 +407,23 @@ class GloVe:
             state = payload["state"]
             model.state = TrainingState(state["epochs_done"], state["entries_done"], state["entries_per_epoch"],
                                         [tuple(item) for item in state["history"]], state["seconds"])
+            model.trained_on = payload.get("corpus")
             return model
 
     # ------------------------------------------------------------------------------- training
 
     def cooccurrences(self, corpus) -> sp.csr_matrix:
-        """The ``(V, V)`` co-occurrence counts of ``corpus`` over this model's vocabulary."""
+        """The ``(V, V)`` co-occurrence counts of ``corpus`` over this model's vocabulary.
+
+        Raises:
+            SettingError: the counts would hold more non-zero entries than there is memory to train on.
+        """
         ids, offsets = self.vocab.encode_corpus(corpus, unknown="drop")
         if self.config.across_sentences:
             offsets = np.array([0, len(ids)])
-        return cooccurrence_counts(ids, offsets, len(self.vocab), self.config.window)
+        available = devices.available_memory()
+        return cooccurrence_counts(ids, offsets, len(self.vocab), self.config.window,
+                                   max_entries=None if available is None else available // ENTRY_BYTES)
 
     def train(self, corpus=None, cooccurrences: sp.csr_matrix | None = None, progress: bool = True,
               checkpoint: str | os.PathLike | None = None, callback=None, callback_seconds: float = 1.0) -> GloVe:
@@ -416,6 +450,7 @@ class GloVe:
             cooccurrences = self.cooccurrences(corpus)
         if cooccurrences.shape != (len(self.vocab), len(self.vocab)):
             raise ValueError(f"co-occurrences of shape {cooccurrences.shape} for a vocabulary of {len(self.vocab)}")
+        self._check_work_fits(corpus, cooccurrences.nnz, config.threads if self.device.type == "cpu" else 1)
         entries = _device_entries(cooccurrences, config, self.device)
         size = len(entries.rows)
         if size == 0:
@@ -425,6 +460,8 @@ class GloVe:
         self.state.entries_per_epoch = size
         on_cpu = self.device.type == "cpu"
         threads = config.threads if on_cpu else 1
+        if corpus is not None:
+            self.trained_on = corpus_key(corpus)
         torch_threads = torch.get_num_threads()
         if on_cpu:
             keep_work_memory()
@@ -488,6 +525,21 @@ class GloVe:
             if on_cpu:
                 torch.set_num_threads(torch_threads)
         return self
+
+    def _check_work_fits(self, corpus, entries: int, threads: int) -> None:
+        """Refuse, before they are made, training arrays that cannot fit: :data:`ENTRY_BYTES` per
+        non-zero co-occurrence, each thread's batch (its entries, and rows of vectors and
+        gradients for the words it touches) and the copy of the vectors made for saving them."""
+        config = self.config
+        table = len(self.vocab) * config.dim * 4
+        rows = min(config.batch_size, len(self.vocab))
+        batch = config.batch_size * 80 + rows * config.dim * 4 * 8
+        on_device = threads * batch + (40 * entries if self.device.type == "cuda" else 0)
+        name = getattr(corpus, "name", "the counts")
+        devices.check_memory(f"training GloVe on {name!r} ({entries:,} non-zero co-occurrences at window="
+                             f"{config.window}, dim={config.dim:,}, batch_size={config.batch_size:,})",
+                             entries * ENTRY_BYTES + 2 * table,
+                             "use a smaller window, dim or batch_size, or a larger min_count", self.device, on_device)
 
     def _step(self, batch: _Batch) -> float:
         """One AdaGrad step on the rows a batch touches; returns the batch's loss.
@@ -557,18 +609,24 @@ def train_glove(corpus, config: GloVeConfig = GloVeConfig(), progress: bool = Tr
     """Build the vocabulary of ``corpus``, count its co-occurrences and train GloVe on them.
 
     With ``resume=True`` and an existing ``checkpoint``, training continues from the last finished
-    epoch; a checkpoint is written after every epoch. The settings must be the same, except
-    ``device``, ``threads``, ``vectors`` and ``epochs``: AdaGrad follows no schedule, so a larger
-    ``epochs`` simply trains on.
+    epoch; a checkpoint is written after every epoch. The corpus and the settings must be the same,
+    except ``device``, ``threads``, ``vectors`` and ``epochs``: AdaGrad follows no schedule, so a
+    larger ``epochs`` simply trains on.
+
+    Raises:
+        SettingError: ``resume`` without a ``checkpoint``; a ``checkpoint`` trained on another
+            corpus or with other settings; a run that would need more memory than there is.
+        OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...), before counting.
     """
-    if resume and checkpoint is not None and Path(checkpoint).is_file():
+    if resume and checkpoint is None:
+        raise SettingError("resume needs a checkpoint to continue from: give --checkpoint FILE")
+    if checkpoint is not None:
+        check_writable(checkpoint, "checkpoint")
+    if resume and Path(checkpoint).is_file():
         model = GloVe.load_checkpoint(checkpoint, device=config.device)
         free = {"device", "threads", "vectors", "epochs"}  # they change neither the counts nor the updates' maths
-        saved, wanted = asdict(model.config), asdict(config)
-        changed = [key for key, value in wanted.items() if key not in free and saved[key] != value]
-        if changed:
-            raise SettingError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
-                               "use the same settings to resume, or another checkpoint file")
+        check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,
+                        asdict(config), free)
         model.config = config
     else:
         vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,

@@ -30,11 +30,13 @@ hierarchical softmax a batch sums many examples' steps on the inner nodes near t
 Newton step (``Word2Vec._step``), which keeps the vectors improving over many epochs. On the CPU, ``threads``
 workers train different chunks at once on the shared tables without locks ("Hogwild", as
 word2vec.c and gensim do): forked processes where the system can fork (:mod:`course.hogwild`),
-else Python threads. One thread and one seed give identical vectors every time.
+else Python threads. One thread and one seed give identical vectors every time; with two or more
+workers the order in which they update shared rows changes from run to run, and so do the vectors.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -45,15 +47,19 @@ from pathlib import Path
 import numpy as np
 
 from . import hogwild
-from .checkpoints import checkpoint_errors, read_checkpoint, write_checkpoint
-from .devices import keep_work_memory
+from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, write_checkpoint
+from .devices import check_memory, format_bytes, keep_work_memory
 from .errors import SettingError, TrainingDivergedError
+from .paths import check_writable
 from .vocab import Vocabulary, VocabularyConfig
 
 ARCHITECTURES = ("skipgram", "cbow")
 LOSSES = ("neg", "hs")
 CHUNK_WORDS = 20_000  # words per chunk of work: the unit of randomness, threading and lr updates
 NOISE_TABLE_SIZE = 10_000_000
+# Memory, for refusing a run that cannot fit before anything is allocated: numpy's peak per cell of
+# a chunk's (windows, 2 * window) array of context words while it is built and sorted (measured: 41).
+WINDOW_CELL_BYTES = 48
 LOSS_EVERY = 8  # the loss shown and recorded is the mean over every 8th batch
 
 
@@ -86,6 +92,9 @@ class Word2VecConfig:
     damp_tree_steps: bool = True
 
     def __post_init__(self):
+        def finite(value) -> bool:
+            return isinstance(value, int | float) and math.isfinite(value)
+
         checks = [
             (self.arch in ARCHITECTURES, f"arch must be one of {', '.join(ARCHITECTURES)}, got {self.arch!r}"),
             (self.loss in LOSSES, f"loss must be 'neg' (negative sampling) or 'hs' (hierarchical softmax), "
@@ -95,10 +104,11 @@ class Word2VecConfig:
             (self.negative >= 1 or self.loss == "hs", f"negative must be at least 1, got {self.negative}"),
             (self.negative >= 0, f"negative must not be negative, got {self.negative}"),
             (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
-            (self.sample >= 0, f"sample must be >= 0, got {self.sample}"),
+            (finite(self.sample) and self.sample >= 0, f"sample must be a number >= 0, got {self.sample}"),
+            (finite(self.ns_exponent), f"ns_exponent must be a number, got {self.ns_exponent}"),
             (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (self.lr > 0 and 0 <= self.min_lr <= self.lr, f"need 0 <= min_lr <= lr and lr > 0, "
-                                                         f"got lr={self.lr}, min_lr={self.min_lr}"),
+            (finite(self.lr) and finite(self.min_lr) and self.lr > 0 and 0 <= self.min_lr <= self.lr,
+             f"need 0 <= min_lr <= lr and lr > 0, both finite, got lr={self.lr}, min_lr={self.min_lr}"),
             (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
             (self.batch_size is None or self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
         ]
@@ -276,11 +286,14 @@ def cbow_windows(ids: np.ndarray, sentence: np.ndarray, window: int, rng: np.ran
     """CBOW examples with word2vec's dynamic window.
 
     Returns ``(centres (m,), contexts (m, 2 * window))`` int64, contexts padded with -1; centres
-    with no context word in their sentence are left out.
+    with no context word in their sentence are left out. A window larger than the longest sentence
+    less one reaches no further than that, so the columns stop there: ``--window 100000`` on short
+    sentences costs what the sentences need.
     """
     n = len(ids)
     reach = rng.integers(1, window + 1, size=n)
-    offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)])
+    span = min(window, longest_sentence(sentence) - 1)
+    offsets = np.concatenate([np.arange(-span, 0), np.arange(1, span + 1)])
     positions = np.arange(n)[:, None] + offsets[None, :]
     inside = (positions >= 0) & (positions < n) & (np.abs(offsets)[None, :] <= reach[:, None])
     clipped = positions.clip(0, max(n - 1, 0))
@@ -288,6 +301,15 @@ def cbow_windows(ids: np.ndarray, sentence: np.ndarray, window: int, rng: np.ran
     contexts = np.where(inside, ids[clipped], -1)
     has_context = inside.any(axis=1)
     return ids[has_context].astype(np.int64), contexts[has_context].astype(np.int64)
+
+
+def longest_sentence(sentence: np.ndarray) -> int:
+    """The length of the longest run of equal values in ``sentence`` ``(n,)`` (each token's sentence,
+    in order); 0 for no tokens."""
+    if len(sentence) == 0:
+        return 0
+    starts = np.flatnonzero(np.concatenate([[True], sentence[1:] != sentence[:-1], [True]]))
+    return int(np.diff(starts).max())
 
 
 # ------------------------------------------------------------------------------------------ model
@@ -319,6 +341,9 @@ class Word2Vec:
 
         self.vocab, self.config = vocab, config
         self.device = resolve_device(config.device)
+        table = len(vocab) * config.dim * 4
+        check_memory(f"word2vec with {len(vocab):,} words of {config.dim:,} dimensions", 2 * table,
+                     "use a smaller dim, or a larger min_count", self.device, 2 * table)
         rng = np.random.default_rng(config.seed)
         size = (len(vocab), config.dim)
         initial = (rng.random(size, dtype=np.float32) - 0.5) / config.dim  # word2vec.c's initialisation
@@ -328,6 +353,7 @@ class Word2Vec:
         self.output_vectors = output if config.loss == "neg" else None
         self.inner_node_vectors = output if config.loss == "hs" else None
         self.state = TrainingState()
+        self.trained_on: dict | None = None  # the corpus trained on (checkpoints.corpus_key), once training starts
 
     # -------------------------------------------------------------------------------- results
 
@@ -350,11 +376,12 @@ class Word2Vec:
         payload = {
             "format": "course.word2vec/1",
             "config": asdict(self.config),
-            "words": self.vocab.words,
+            "words": [str(word) for word in self.vocab.words],  # plain str, never numpy.str_
             "counts": self.vocab.counts.tolist(),
             "input_vectors": self.input_vectors.cpu(),
             "output": (self.output_vectors if self.output_vectors is not None else self.inner_node_vectors).cpu(),
             "state": asdict(self.state),
+            "corpus": self.trained_on,
         }
         return write_checkpoint(path, payload)
 
@@ -371,6 +398,7 @@ class Word2Vec:
             state = payload["state"]
             model.state = TrainingState(state["epochs_done"], state["words_done"],
                                         [tuple(item) for item in state["history"]], state["seconds"])
+            model.trained_on = payload.get("corpus")
             return model
 
     # ------------------------------------------------------------------------------- training
@@ -396,19 +424,21 @@ class Word2Vec:
             raise SettingError(f"corpus {corpus.name!r} is too small to train on: no sentence has two words "
                                f"in the vocabulary (min_count={config.min_count})")
         chunks = _chunks(offsets, CHUNK_WORDS)
+        self.trained_on = corpus_key(corpus)
         total_words = config.epochs * len(ids)
         keep = self.vocab.keep_probabilities(config.sample)
         noise = self._noise_table() if config.loss == "neg" else None
         on_cpu = self.device.type == "cpu"
         threads = config.threads if on_cpu else 1
         batch_size = config.batch_size or (512 if on_cpu else 4_096 if config.loss == "neg" else 1_024)
+        in_processes = on_cpu and threads > 1 and hogwild.can_fork()
+        self._check_work_fits(corpus, offsets, chunks, threads, batch_size, in_processes)
         torch_threads = torch.get_num_threads()
         if on_cpu:
             keep_work_memory()
             torch.set_num_threads(1)  # parallelism comes from the Hogwild workers; one is deterministic
         bar = tqdm(total=total_words, initial=self.state.words_done, unit="word", unit_scale=True,
                    desc=f"{config.arch}/{config.loss}", disable=not progress)
-        in_processes = on_cpu and threads > 1 and hogwild.can_fork()
         if in_processes:
             self._share_tables()
 
@@ -454,6 +484,31 @@ class Word2Vec:
             if on_cpu:
                 torch.set_num_threads(torch_threads)
         return self
+
+    def _check_work_fits(self, corpus, offsets, chunks, workers: int, batch_size: int, in_processes: bool) -> None:
+        """Refuse, before it starts, a run whose working memory cannot fit: each worker's windows of
+        its largest chunk (``(words, 2 * window)`` context ids, numpy's temporaries included) and
+        its batch's rows of vectors, the noise table, the copies of the tables that worker
+        processes share, and the copy of the vectors made for saving them."""
+        config = self.config
+        longest = int(np.diff(offsets).max())
+        span = max(0, min(config.window, longest - 1))  # cbow_windows: no window runs past its sentence
+        cells = max(end - begin for begin, end in chunks) * 2 * span
+        rows = 1 + config.negative if config.loss == "neg" else int(self.vocab.huffman().lengths.max())
+        # vectors per example at once: inputs and their steps, output rows and their steps, and
+        # for CBOW one step per context word
+        batch = batch_size * config.dim * 4 * (4 + 2 * rows + (2 * span if config.arch == "cbow" else 0))
+        table = len(self.vocab) * config.dim * 4
+        windows = workers * cells * WINDOW_CELL_BYTES
+        on_device = workers * batch + (2 * table if in_processes else 0)
+        if self.device.type == "cuda":  # the chunk's windows are on the GPU too, as int64
+            on_device += cells * 8
+        check_memory(f"training word2vec on {corpus.name!r} with window={config.window} (its longest sentence "
+                     f"has {longest:,} words: up to {2 * span:,} context words per window, "
+                     f"{format_bytes(windows)} for {workers} worker{'s' if workers > 1 else ''}' windows), "
+                     f"dim={config.dim:,} and batch_size={batch_size:,}",
+                     windows + 12 * NOISE_TABLE_SIZE + 2 * table,
+                     "use a smaller window, dim or batch_size, or fewer threads", self.device, on_device)
 
     def _epoch_in_threads(self, epoch, num_chunks, threads, train_chunk, record, poll, poll_seconds) -> None:
         """One epoch in ``threads`` Python threads (one thread: deterministic; on a GPU: one thread)."""
@@ -785,14 +840,21 @@ def train_word2vec(corpus, config: Word2VecConfig = Word2VecConfig(), progress: 
     """Build the vocabulary of ``corpus`` and train word2vec on it.
 
     With ``resume=True`` and an existing ``checkpoint``, training continues from the last finished
-    epoch (the settings must be the same); a checkpoint is written after every epoch.
+    epoch (the corpus and the settings must be the same); a checkpoint is written after every epoch.
+
+    Raises:
+        SettingError: ``resume`` without a ``checkpoint``; a ``checkpoint`` trained on another
+            corpus or with other settings; a run that would need more memory than there is.
+        OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...), before training.
     """
-    if resume and checkpoint is not None and Path(checkpoint).is_file():
+    if resume and checkpoint is None:
+        raise SettingError("resume needs a checkpoint to continue from: give --checkpoint FILE")
+    if checkpoint is not None:
+        check_writable(checkpoint, "checkpoint")
+    if resume and Path(checkpoint).is_file():
         model = Word2Vec.load_checkpoint(checkpoint, device=config.device)
-        if asdict(model.config) != asdict(config):
-            changed = [key for key, value in asdict(config).items() if asdict(model.config)[key] != value]
-            raise SettingError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
-                               "use the same settings to resume, or another checkpoint file")
+        check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,
+                        asdict(config))
     else:
         vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
                                                                 max_size=config.max_vocab, specials=()))

@@ -290,3 +290,49 @@ def test_command_line_exit_status_and_vectors_file(tmp_path, private_cache):
                             capture_output=True, text=True, env=environment, timeout=300)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "no.txt").exists()
+
+
+def test_runs_that_cannot_fit_in_memory_are_refused_before_they_are_made(monkeypatch):
+    import course.devices
+
+    rng = np.random.default_rng(0)
+    corpus = from_sentences([[f"w{i}" for i in rng.integers(0, 300, size=200)] for _ in range(40)], name="many")
+    with pytest.raises(SettingError, match=r"GloVe with 300 words of 1,000,000,000 dimensions would need about "
+                                           r"[\d,.]+ GB of memory"):
+        train_glove(corpus, GloVeConfig(dim=10**9, min_count=1, device="cpu"), progress=False)
+    monkeypatch.setattr(course.devices, "available_memory", lambda: 3_000_000)  # room for 31,250 entries
+    with pytest.raises(SettingError, match=r"the co-occurrence counts \(window=50\) hold more than [\d,]+ non-zero "
+                                           r"pairs after counting words up to \d+ apart .* would need at least "
+                                           r"[\d,.]+ MB of memory to train on, and 3.0 MB is available"):
+        train_glove(corpus, GloVeConfig(dim=8, window=50, min_count=1, device="cpu"), progress=False)
+    counts = cooccurrence_counts(np.arange(10) % 4, np.array([0, 10]), 4, window=3)
+    with pytest.raises(SettingError, match="hold more than"):
+        cooccurrence_counts(np.arange(10) % 4, np.array([0, 10]), 4, window=3, max_entries=counts.nnz // 2 - 1)
+
+
+class _CreatesAFile:
+    """Unpickled by a loader that runs code, it creates a file."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_a_crafted_or_foreign_checkpoint_is_refused(tmp_path):
+    marker = tmp_path / "created-by-the-checkpoint"
+    crafted = tmp_path / "crafted.ckpt"
+    torch.save({"format": "course.glove/1", "parameters": [_CreatesAFile(marker)]}, crafted)
+    corpus, _, _ = _topics(sentences=10)
+    config = GloVeConfig(dim=4, window=3, min_count=1, epochs=1, threads=1, device="cpu")
+    with pytest.raises(SettingError, match="crafted.ckpt: refused, it would build objects other than plain types"):
+        train_glove(corpus, config, progress=False, checkpoint=crafted, resume=True)
+    assert not marker.exists()
+    checkpoint = tmp_path / "glove.ckpt"
+    train_glove(corpus, config, progress=False, checkpoint=checkpoint)
+    other = from_sentences([["a", "b", "c"], ["b", "c", "d"]] * 10, name="other")
+    with pytest.raises(SettingError, match=r"glove.ckpt: was trained on another corpus \('topics', .*; now 'other'"):
+        train_glove(other, dataclasses.replace(config, epochs=2), progress=False, checkpoint=checkpoint, resume=True)
+    with pytest.raises(SettingError, match="resume needs a checkpoint"):
+        train_glove(corpus, config, progress=False, resume=True)

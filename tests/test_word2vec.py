@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from course.corpus import from_sentences
-from course.errors import SettingError
+from course.errors import OutputFileError, SettingError
 from course.vocab import Vocabulary, VocabularyConfig
 from course.word2vec import (
     Word2VecConfig,
@@ -285,7 +285,8 @@ def test_vectors_files_load_in_gensim(tmp_path, wiki):
     ({"dim": 0}, "dim must be at least 1"), ({"window": 0}, "window must be at least 1"),
     ({"negative": -1}, "negative must"), ({"epochs": 0}, "epochs must be at least 1"),
     ({"arch": "glove"}, "arch must be one of"), ({"loss": "softmax"}, "loss must be"),
-    ({"lr": 0}, "lr > 0"),
+    ({"lr": 0}, "lr > 0"), ({"lr": float("inf")}, "both finite"), ({"lr": float("nan")}, "both finite"),
+    ({"sample": float("inf")}, "sample must be a number >= 0"), ({"sample": float("nan")}, "sample must be"),
 ])
 def test_nonsense_settings_are_refused(settings, message):
     with pytest.raises(SettingError, match=message):
@@ -350,3 +351,69 @@ def test_worker_processes_report_progress_and_stop_on_interrupt(wiki):
     assert done.state.words_done == 3 * seen[-1]  # every chunk of every epoch reported once
     losses = [loss for _, loss in done.state.history]
     assert np.mean(losses[-5:]) < np.mean(losses[:5])
+
+
+def test_a_run_that_cannot_fit_in_memory_is_refused_before_anything_is_allocated():
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    one_long_sentence = from_sentences([[f"w{i}" for i in rng.integers(0, 500, size=60_000)]], name="long")
+    tracemalloc.start()
+    try:
+        with pytest.raises(SettingError, match=r"window=100000 \(its longest sentence has 60,000 words.* would "
+                                               r"need about [\d,.]+ GB of memory, and .* is available"):
+            train_word2vec(one_long_sentence, Word2VecConfig(window=100_000, min_count=1, threads=1, device="cpu"),
+                           progress=False)
+        with pytest.raises(SettingError, match=r"500 words of 1,000,000,000 dimensions would need about"):
+            train_word2vec(one_long_sentence, Word2VecConfig(dim=10**9, min_count=1, device="cpu"), progress=False)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50e6, peak  # the windows alone would take hundreds of GB
+    windows = Word2VecConfig(window=100_000, min_count=1, sample=0, epochs=1, dim=8, threads=1, device="cpu")
+    short = train_word2vec(_topics(sentences=20)[0], windows, progress=False)  # a window longer than any sentence
+    assert short.state.epochs_done == 1                                       # costs only what the sentences need
+
+
+class _CreatesAFile:
+    """Unpickled by a loader that runs code, it creates a file."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "w")
+
+
+def test_a_crafted_checkpoint_is_refused_without_running_anything(tmp_path):
+    marker = tmp_path / "created-by-the-checkpoint"
+    crafted = tmp_path / "crafted.ckpt"
+    torch.save({"format": "course.word2vec/1", "config": _CreatesAFile(marker)}, crafted)
+    with pytest.raises(SettingError, match=r"crafted.ckpt: refused, it would build objects other than plain types "
+                                           r"and tensors \(io.open\)"):
+        train_word2vec(_topics(sentences=5)[0], Word2VecConfig(min_count=1), progress=False, checkpoint=crafted,
+                       resume=True)
+    assert not marker.exists()
+    torch.load(crafted, weights_only=False)  # what loading it as before did: run its code
+    assert marker.exists()
+
+
+def test_resuming_another_corpus_a_damaged_checkpoint_or_none_is_refused(tmp_path):
+    config = Word2VecConfig(dim=8, window=3, min_count=1, epochs=1, threads=1, device="cpu")
+    checkpoint = tmp_path / "w2v.ckpt"
+    train_word2vec(_topics(sentences=10)[0], config, progress=False, checkpoint=checkpoint)
+    other = from_sentences([["a", "b", "c"], ["b", "c", "d"]] * 10, name="other")
+    with pytest.raises(SettingError, match=r"w2v.ckpt: was trained on another corpus \('topics', 20 sentences, "
+                                           r"200 tokens; now 'other', 20 sentences, 60 tokens\)"):
+        train_word2vec(other, config, progress=False, checkpoint=checkpoint, resume=True)
+    whole = checkpoint.read_bytes()
+    for share in (0.1, 0.5, 0.9, 0.999):
+        damaged = tmp_path / "damaged.ckpt"
+        damaged.write_bytes(whole[:int(len(whole) * share)])
+        with pytest.raises(SettingError, match="damaged.ckpt: not a readable word2vec checkpoint, truncated or "
+                                               "damaged"):
+            train_word2vec(other, config, progress=False, checkpoint=damaged, resume=True)
+    with pytest.raises(SettingError, match="resume needs a checkpoint"):
+        train_word2vec(other, config, progress=False, resume=True)
+    with pytest.raises(OutputFileError, match="is a folder: give a file name for the checkpoint"):
+        train_word2vec(other, config, progress=False, checkpoint=tmp_path, callback=lambda model: pytest.fail())
