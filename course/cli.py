@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import CourseError
-from .paths import atomic_path
+from .paths import atomic_path, check_writable
 
 
 def _write_json(payload, destination: str) -> None:
@@ -88,6 +88,7 @@ def corpus_list(args) -> int:
 def corpus_info(args) -> int:
     from .corpus import load_corpus
 
+    _check_json_out(args.json)
     infos = [load_corpus(name, language=args.language, progress=not args.quiet).info(args.min_count)
              for name in args.corpus]
     if args.json:
@@ -113,6 +114,7 @@ def evaluate(args) -> int:
     from .evaluate import evaluate_all, format_report
     from .vectors import load_vectors
 
+    _check_json_out(args.json)
     methods = ("3cosadd", "3cosmul") if args.method == "both" else (args.method,)
     results = evaluate_all(load_vectors(args.vectors), restrict_vocab=args.restrict_vocab, methods=methods,
                            analogies=args.analogies, similarity=args.similarity)
@@ -136,6 +138,7 @@ def train_word2vec_command(args) -> int:
                             threads=args.threads, device=args.device, batch_size=args.batch_size,
                             damp_tree_steps=args.damp_tree_steps)
     out = _vectors_out(args.out)
+    _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_word2vec(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save_vectors(out, binary=args.binary)
@@ -158,6 +161,8 @@ def train_elmo_command(args) -> int:
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the model")
+    check_writable(out, "model")
+    _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save(out)
@@ -171,10 +176,13 @@ def train_elmo_command(args) -> int:
 
 
 def probe(args) -> int:
+    from .devices import resolve_device
     from .elmo import Elmo
     from .probes import format_probe_table, probe_model, read_probes
     from .vectors import load_vectors
 
+    resolve_device(args.device)  # no CUDA: say so, rather than blame the model file
+    _check_json_out(args.json)
     probes = read_probes(args.probes, split=args.split)
     context_vectors = load_vectors(args.context_vectors) if args.context_vectors else None
     model = Elmo.load(args.model, device=args.device)
@@ -189,6 +197,7 @@ def probe(args) -> int:
 def claims_command(args) -> int:
     from .claims import claims_json, claims_markdown, format_claims, measure_claims
 
+    _check_json_out(args.json)
     rows = measure_claims(args.profile, device=args.device, progress=not args.quiet)
     if args.json:
         _write_json(claims_json(rows), args.json)
@@ -206,6 +215,7 @@ def train_glove_command(args) -> int:
                          threads=args.threads, device=args.device, batch_size=args.batch_size,
                          across_sentences=args.across_sentences)
     out = _vectors_out(args.out)
+    _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_glove(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save_vectors(out, binary=args.binary)
@@ -272,7 +282,23 @@ def _vectors_out(path: str) -> Path:
     out = Path(path)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
-    return out
+    return check_writable(out, "vectors")
+
+
+def _check_checkpoint(args) -> None:
+    """Refuse, before any work, ``--resume`` without ``--checkpoint`` and a checkpoint that cannot be written."""
+    from .errors import SettingError
+
+    if args.resume and not args.checkpoint:
+        raise SettingError("--resume needs --checkpoint FILE: the checkpoint to continue from")
+    if args.checkpoint:
+        check_writable(args.checkpoint, "checkpoint")
+
+
+def _check_json_out(destination: str | None) -> None:
+    """Refuse, before any work, a ``--json`` file that cannot be written (``-`` is standard output)."""
+    if destination and destination != "-":
+        check_writable(destination, "JSON")
 
 
 def _vectors_output_arguments(sub: argparse.ArgumentParser) -> None:
@@ -338,7 +364,8 @@ def make_parser() -> argparse.ArgumentParser:
     w2v.add_argument("--lr", type=float, default=None, help="start learning rate (default 0.025)")
     w2v.add_argument("--seed", type=int, default=1)
     w2v.add_argument("--threads", type=int, default=2,
-                     help="Hogwild workers on a CPU (forked processes; 1: repeatable with --seed)")
+                     help="Hogwild workers on a CPU (forked processes); only 1 is repeatable: the same --seed gives "
+                          "the same vectors, with 2 or more they change from run to run")
     w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     w2v.add_argument("--damp-tree-steps", action=argparse.BooleanOptionalAction, default=True,
                      help="HS: damp each tree node's summed step in a batch (default; better after many epochs, "
@@ -360,7 +387,9 @@ def make_parser() -> argparse.ArgumentParser:
     glove.add_argument("--vectors", choices=("sum", "word", "context"), default="sum",
                        help="keep word + context vectors (default), or one of them")
     glove.add_argument("--seed", type=int, default=1)
-    glove.add_argument("--threads", type=int, default=2)
+    glove.add_argument("--threads", type=int, default=2,
+                       help="Hogwild threads on a CPU; only 1 is repeatable: the same --seed gives the same vectors, "
+                            "with 2 or more they change from run to run")
     glove.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     glove.add_argument("--batch-size", type=int, default=65_536, help="non-zero entries per AdaGrad step")
     glove.add_argument("--across-sentences", action="store_true",

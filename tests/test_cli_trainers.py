@@ -1,0 +1,106 @@
+"""The trainers' and the file commands' mistakes on the command line: one line on standard error
+naming what is wrong, exit status 2, before any work is done, and nothing half-written left."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from course.cli import main
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
+def _one_line(status, stderr, *fragments):
+    lines = stderr.strip().splitlines()
+    assert status == 2, stderr
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    assert "Traceback" not in stderr and ".part" not in stderr, stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_a_window_that_cannot_fit_is_refused_in_one_line(tmp_path):
+    one_sentence = " ".join(f"w{i % 500}" for i in range(60_000))
+    out = tmp_path / "vectors.txt"
+    result = run("train", "word2vec", "--corpus", _write(tmp_path / "long.txt", one_sentence + "\n"),
+                 "--window", "100000", "--min-count", "1", "--out", out, "--quiet",
+                 env={"COURSE_CACHE": str(tmp_path / "cache")})
+    _one_line(result.returncode, result.stderr, "window=100000", "would need about", "GB of memory")
+    assert not out.exists()
+
+
+def test_bad_settings_and_outputs_are_refused_in_one_line_before_any_work(tmp_path, capsys, private_cache):
+    text = _write(tmp_path / "text.txt", "the cat sat on the mat. the dog sat on the log.\n" * 20)
+    (tmp_path / "file.txt").write_text("x")
+    out = str(tmp_path / "vectors.txt")
+    train = ["--corpus", text, "--min-count", "1", "--dim", "8", "--epochs", "1", "--quiet", "--out", out]
+    cases = [
+        (["train", "word2vec", *train, "--sample", "inf"], "sample must be a number >= 0, got inf"),
+        (["train", "word2vec", *train, "--lr", "inf"], "both finite, got lr=inf"),
+        (["train", "word2vec", *train, "--dim", "1000000000"], "1,000,000,000 dimensions would need about"),
+        (["train", "glove", *train, "--dim", "1000000000"], "1,000,000,000 dimensions would need about"),
+        (["train", "word2vec", *train, "--resume"], "--resume needs --checkpoint FILE"),
+        (["train", "glove", *train, "--resume"], "--resume needs --checkpoint FILE"),
+        (["train", "word2vec", *train, "--checkpoint", str(tmp_path)], "is a folder: give a file name for the "
+                                                                       "checkpoint"),
+        (["train", "glove", *train, "--checkpoint", str(tmp_path)], "is a folder: give a file name for the checkpoint"),
+        (["train", "word2vec", *train[:-1], str(tmp_path / "file.txt" / "v.txt")], "file.txt is a file, not a folder"),
+        (["train", "elmo", "--corpus", text, "--out", out, "--resume"], "--resume needs --checkpoint FILE"),
+        (["corpus", "info", text, "--json", str(tmp_path)], "is a folder: give a file name for the JSON"),
+    ]
+    if not torch.cuda.is_available():
+        cases.append((["probe", "--model", str(tmp_path / "no-model.pt"), "--probes", text, "--device", "cuda"],
+                      "no CUDA GPU"))
+    for arguments, message in cases:
+        status = main(arguments)
+        _one_line(status, capsys.readouterr().err, message)
+        assert not os.path.exists(out), arguments
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
+def test_vectors_files_with_a_duplicate_a_latin1_word_or_a_huge_header_are_one_line(tmp_path, capsys):
+    files = {
+        "duplicate.txt": (b"2 2\nking 0.1 0.2\nking 0.3 0.4\n", "the word 'king' appears again"),
+        "latin1.txt": ("1 2\ncafé 0.1 0.2\n".encode("latin-1"), "not UTF-8"),
+        "count.txt": (b"99999999999 2\nking 0.1 0.2\n", "declares 99,999,999,999 words"),
+        "dimensions.txt": (b"1 99999999999\nking 0.1 0.2\n", "of 99,999,999,999 dimensions"),
+        "nan.txt": (b"1 2\nking nan 0.2\n", "holds NaN or infinity"),
+        "fewer.txt": (b"1 2\nking 0.1 0.2\nqueen 0.2 0.1\n", "declares 1 word, but the file holds 2 lines"),
+    }
+    for name, (content, message) in files.items():
+        (tmp_path / name).write_bytes(content)
+        status = main(["evaluate", str(tmp_path / name)])
+        _one_line(status, capsys.readouterr().err, name, message)
+
+
+def test_resuming_a_damaged_or_another_corpus_checkpoint_says_so(tmp_path, capsys, private_cache):
+    first = _write(tmp_path / "first.txt", "the cat sat on the mat. the dog sat on the log.\n" * 20)
+    second = _write(tmp_path / "second.txt", "a bird flew over the tree. a fish swam in the sea.\n" * 20)
+    checkpoint = tmp_path / "w2v.ckpt"
+    settings = ["--min-count", "1", "--dim", "8", "--epochs", "1", "--threads", "1", "--quiet",
+                "--out", str(tmp_path / "v.txt"), "--checkpoint", str(checkpoint), "--resume"]
+    assert main(["train", "word2vec", "--corpus", first, *settings]) == 0
+    capsys.readouterr()
+    assert main(["train", "word2vec", "--corpus", second, *settings]) == 2
+    _one_line(2, capsys.readouterr().err, "w2v.ckpt: was trained on another corpus", "first.txt", "second.txt")
+    checkpoint.write_bytes(checkpoint.read_bytes()[:-100])
+    assert main(["train", "word2vec", "--corpus", first, *settings]) == 2
+    _one_line(2, capsys.readouterr().err, "w2v.ckpt: not a readable word2vec checkpoint, truncated or damaged")
+
+
+@pytest.mark.parametrize("model", ["word2vec", "glove"])
+def test_help_says_which_runs_are_repeatable(model, capsys):
+    with pytest.raises(SystemExit):
+        main(["train", model, "--help"])
+    assert "only 1 is repeatable" in " ".join(capsys.readouterr().out.split())
