@@ -93,7 +93,10 @@ class Word2VecConfig:
 
     def __post_init__(self):
         def finite(value) -> bool:
-            return isinstance(value, int | float) and math.isfinite(value)
+            try:
+                return math.isfinite(float(value))
+            except (TypeError, ValueError):
+                return False
 
         checks = [
             (self.arch in ARCHITECTURES, f"arch must be one of {', '.join(ARCHITECTURES)}, got {self.arch!r}"),
