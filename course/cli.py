@@ -252,8 +252,11 @@ def assignments_command(args) -> int:
 
 def grade_command(args) -> int:
     from .grading import grade_notebook
+    from .sandbox import Limits
 
-    report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source)
+    limits = Limits(memory=args.memory, cpu_seconds=args.cpu_time, processes=args.processes)
+    report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source,
+                            limits=limits)
     rows = [("assignment", "points", "score", "result")]
     rows += [(r.id, f"{r.points:g}", f"{r.score:g}", r.reason) for r in report.results]
     rows.append(("total", f"{report.points:g}", f"{report.score:g}",
@@ -266,6 +269,15 @@ def grade_command(args) -> int:
 
 
 # --------------------------------------------------------------------------------------- parser
+
+
+def _size(text: str) -> int:
+    from .sandbox import parse_size
+
+    try:
+        return parse_size(text)
+    except (ValueError, IndexError):
+        raise argparse.ArgumentTypeError(f"a size such as 8G or 512M, got {text!r}") from None
 
 
 def _positive_int(text: str) -> int:
@@ -454,6 +466,12 @@ def make_parser() -> argparse.ArgumentParser:
                         help="the profile the notebook runs with (default smoke: the checks need no more)")
     grader.add_argument("--source", type=Path, default=None,
                         help="the teacher's notebooks, for the grade cells and hidden tests; default: notebooks/")
+    grader.add_argument("--memory", type=_size, default="8G",
+                        help="address space the student's kernel may use (default 8G)")
+    grader.add_argument("--cpu-time", type=_positive_int, default=1_800, metavar="SECONDS",
+                        help="CPU seconds the student's kernel may use in all (default 1800)")
+    grader.add_argument("--processes", type=_positive_int, default=256,
+                        help="processes and threads the student's kernel may run at once (default 256)")
     grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     grader.set_defaults(handler=grade_command)
     return parser

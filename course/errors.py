@@ -75,3 +75,8 @@ class NotebookFileError(CourseError, ValueError):
 
 class AssignmentMarkerError(CourseError, ValueError):
     """An assignment marker (``### BEGIN SOLUTION`` and the like) without its partner, or in the wrong cell."""
+
+
+class GradingError(CourseError, RuntimeError):
+    """A notebook that matches no teacher's notebook, a folder of teacher's notebooks that is not one, or a
+    grade refused because something the grade depends on changed while grading."""

@@ -1,38 +1,56 @@
-"""Grade a student's notebook: run it in a fresh kernel and score each assignment.
+"""Grade a student's notebook: the student's code in one kernel, the teacher's checks in another.
 
-The student's file is read once and never written. Its cells run in order, in a temporary folder,
-up to the last grade cell (nothing after it can change a score). Each grade cell is first replaced
-by the teacher's version from the course's own notebook of the same name, hidden tests included,
-so a student cannot edit a check away. An assignment scores its points when its solution cells and
-its grade cell all run without an error; otherwise it scores 0, with the reason:
+The student's file is read once and never written. What runs, and where:
 
-- an exception (the check's message, or ``NotImplementedError``: not answered);
-- a cell that runs longer than the timeout (the kernel is interrupted and the run goes on);
-- a cell that kills the kernel (a new kernel is started, the cells that had run are run again, and
-  the run goes on);
-- a solution marker without its end (that assignment's cells are not run).
+- **The teacher's notebook decides.** The student's notebook is matched to a teacher's notebook (in
+  ``--source``, default the course's ``notebooks/``) by the name the student version carries in its
+  metadata, else by its file name, else by the grade ids of its cells; a notebook that matches none
+  is an error, never graded against itself. The assignments, their points, the grade cells and the
+  hidden tests all come from the teacher's notebook, whatever the student did to cells, types or
+  metadata.
+- **The student kernel** runs the student's code cells (up to their last assignment cell) in the
+  sandbox of :mod:`course.sandbox`: a private home, limits on memory, CPU time and processes, the
+  teacher's folders hidden, and as user ``nobody`` when the grader is root. Then it answers calls.
+- **The checking kernel** runs the teacher's cells, with each solution cell replaced by stand-ins
+  for the functions it defines (:mod:`course.remote`): calling one calls the student's function in
+  the student kernel and brings the result back as data. The checks and hidden tests run here,
+  where no student code ever runs.
+
+An assignment scores its points when its solution cells ran without an error in the student kernel
+and its grade cell passed in the checking kernel; otherwise 0, with the reason (an exception, not
+answered, a cell or call longer than the timeout, a crash of the student kernel, a marker without its
+end). A new student kernel replaces one that dies or hangs. When grading ends every process the
+student's code started is stopped (detached ones too), and then the grader checks that neither the
+teacher's notebooks nor any code the checking kernel loaded changed while it graded: if one did, the
+grade is refused with an error.
 """
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import sandbox
 from .assignments import (
     BEGIN_SOLUTION,
     END_SOLUTION,
     Assignment,
     find_assignments,
     is_grade_cell,
+    is_solution_cell,
     marker_regions,
     notebook_paths,
     read_notebook,
 )
-from .errors import AssignmentMarkerError, NotebookFileError
+from .errors import AssignmentMarkerError, GradingError, NotebookFileError
+
+STUDENT_FAULTS = ("StudentTimeout", "StudentKernelDied")  # a checking cell that failed this way: new student kernel
 
 
 @dataclass
@@ -55,6 +73,7 @@ class GradeReport:
     profile: str
     seconds: float
     results: list[AssignmentResult]
+    teacher: str = ""
 
     @property
     def score(self) -> float:
@@ -65,72 +84,143 @@ class GradeReport:
         return sum(result.points for result in self.results)
 
     def to_json(self) -> dict:
-        return {"notebook": self.notebook, "profile": self.profile, "seconds": round(self.seconds, 1),
-                "score": self.score, "points": self.points, "assignments": [asdict(r) for r in self.results]}
+        return {"notebook": self.notebook, "teacher": self.teacher, "profile": self.profile,
+                "seconds": round(self.seconds, 1), "score": self.score, "points": self.points,
+                "assignments": [asdict(r) for r in self.results]}
 
 
 @dataclass
 class _Outcome:
-    """What running one cell did: nothing wrong (``None``), or the reason it failed."""
+    """What running one cell did: nothing wrong (``None``), or the reason it failed, and the exception's name."""
 
     failure: str | None
     kernel_died: bool = False
+    error: str = ""
 
 
-def _source_notebook(name: str, source_dir: Path | None):
-    """The course's own notebook called ``name`` (the teacher's version), or ``None``."""
-    for path in notebook_paths(source_dir):
-        if path.name == name:
-            try:
-                return read_notebook(path)
-            except NotebookFileError:
-                return None
-    return None
+# ------------------------------------------------------------------------------ the teacher's
 
 
-def _teacher_grade_cells(source) -> dict[str, str]:
-    if source is None:
-        return {}
-    return {str(cell.metadata["nbgrader"].get("grade_id")): cell.source
-            for cell in source.cells if is_grade_cell(cell)}
+def _teacher_folder(source_dir: Path | None) -> list[Path]:
+    paths = notebook_paths(source_dir)
+    if not paths:
+        where = source_dir if source_dir is not None else "notebooks/"
+        why = "no such folder" if source_dir is not None and not Path(source_dir).is_dir() else \
+            "no teacher's notebooks (NN_*.ipynb) in it"
+        raise GradingError(f"{where}: {why}; give the folder of the teacher's notebooks with --source")
+    return paths
 
 
-def _failure_of(cell) -> str | None:
+def _grade_ids(notebook) -> set[str]:
+    return {str(cell.metadata.get("nbgrader", {}).get("grade_id")) for cell in notebook.cells
+            if cell.metadata.get("nbgrader", {}).get("grade_id")}
+
+
+def _browser_copy_name(name: str) -> str:
+    """``04_glove (1).ipynb`` or ``04_glove-2.ipynb`` -> ``04_glove.ipynb``."""
+    return re.sub(r"(\s*\(\d+\)|-\d+|\s+copy)+(?=\.ipynb$)", "", name)
+
+
+def teacher_notebook(student, path: Path, source_dir: Path | None):
+    """The teacher's notebook a student notebook belongs to: ``(path, notebook)``.
+
+    In this order: the name the student version records (``metadata.course.notebook``); the file name,
+    also as a browser names a second download (``04_glove (1).ipynb``); the teacher's notebook that
+    shares the most grade ids with the student's cells. None of these: :class:`GradingError`.
+    """
+    teachers = {p.name: p for p in _teacher_folder(source_dir)}
+    recorded = student.metadata.get("course", {}).get("notebook") if isinstance(
+        student.metadata.get("course"), dict) else None
+    for name in (recorded, path.name, _browser_copy_name(path.name)):
+        if isinstance(name, str) and name in teachers:
+            return teachers[name], read_notebook(teachers[name])
+    folder = teachers[next(iter(teachers))].parent
+    if recorded:
+        raise GradingError(f"{path}: it is the student version of {recorded}, which is not among the teacher's "
+                           f"notebooks in {folder}; check --source")
+    ids = _grade_ids(student)
+    shared = {}
+    for name, teacher_path in teachers.items():
+        try:
+            shared[name] = len(ids & _grade_ids(read_notebook(teacher_path)))
+        except NotebookFileError:
+            continue
+    best = max(shared.values(), default=0)
+    winners = [name for name, count in shared.items() if count == best]
+    folder = teachers[next(iter(teachers))].parent
+    if best == 0 or len(winners) > 1:
+        raise GradingError(f"{path}: matches none of the teacher's notebooks in {folder} "
+                           "(by the name it records, its file name or its grade ids); name it as the assignment "
+                           "was handed out, or give the right folder with --source")
+    return teachers[winners[0]], read_notebook(teachers[winners[0]])
+
+
+def _defined_names(source: str) -> list[str]:
+    """The functions and classes a solution cell defines at its top level."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return re.findall(r"^(?:def|class)\s+(\w+)", source, flags=re.MULTILINE)
+    return [node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+
+
+def _failure_of(cell) -> tuple[str | None, str]:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             name, value = output.get("ename", "Error"), str(output.get("evalue", "")).strip()
             if name == "NotImplementedError":
-                return "not answered (NotImplementedError)" if not value else f"NotImplementedError: {value}"
+                reason = "not answered (NotImplementedError)" if not value else f"NotImplementedError: {value}"
+                return reason, name
             first = value.splitlines()[0] if value else ""
-            return f"{name}: {first}" if first else name
-    return None
+            return (f"{name}: {first}" if first else name), name
+    return None, ""
+
+
+# ------------------------------------------------------------------------------------ kernels
 
 
 class _Runner:
     """One notebook's cells in one kernel at a time, with a new kernel when one dies."""
 
-    def __init__(self, notebook, workdir: Path, timeout: int, profile: str, kernel_name: str):
+    def __init__(self, notebook, workdir: Path, timeout: int, env: dict, kernel_name: str = "python3",
+                 kernel_dirs: list[Path] | None = None, connection_file: Path | None = None, offset: int = 0):
+        from jupyter_client import KernelManager
+        from jupyter_client.kernelspec import KernelSpecManager
         from nbclient import NotebookClient
 
+        options = {"kernel_name": kernel_name}
+        if kernel_dirs:
+            options["kernel_spec_manager"] = KernelSpecManager(kernel_dirs=[str(d) for d in kernel_dirs])
+        if connection_file:
+            options["connection_file"] = str(connection_file)
+        self.make_km = lambda: KernelManager(**options)
         self.client = NotebookClient(notebook, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
                                      interrupt_on_timeout=False, record_timing=False,
                                      resources={"metadata": {"path": str(workdir)}})
-        self.timeout = timeout
-        self.env = {**os.environ, "COURSE_PROFILE": profile}
+        self.timeout, self.offset = timeout, offset  # offset: cells put before the notebook's own
+        self.env = env
         self.succeeded: list[int] = []
         self.kernel = None
 
     def start(self) -> None:
+        self.client.km = self.make_km()
         # The kernel's own stderr (start-up warnings, a crash's last words) is not the student's output.
         self.kernel = self.client.setup_kernel(env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.kernel.__enter__()
 
     def stop(self) -> None:
         if self.kernel is not None:
+            km = self.client.km
             try:
                 self.kernel.__exit__(None, None, None)
             except Exception:  # a kernel that is already gone
                 pass
+            try:
+                if km is not None and km.has_kernel:
+                    km.shutdown_kernel(now=True)
+            except Exception:
+                pass
+            self.client.km = self.client.kc = None
             self.kernel = None
 
     def restart(self) -> None:
@@ -153,16 +243,22 @@ class _Runner:
             self.client.execute_cell(cell, index)
         except CellTimeoutError:
             self._interrupt()
-            return _Outcome(f"cell {index} ran longer than {self.timeout} s and was stopped")
+            return _Outcome(f"cell {index - self.offset} ran longer than {self.timeout} s and was stopped",
+                            error="timeout")
         except DeadKernelError:
             self.restart()
-            return _Outcome(f"cell {index} crashed the kernel (a new kernel took over)", kernel_died=True)
-        failure = _failure_of(cell)
+            return _Outcome(f"cell {index - self.offset} crashed the kernel (a new kernel took over)", kernel_died=True,
+                            error="crash")
+        failure, error = _failure_of(cell)
         if failure is None:
             self.succeeded.append(index)
         else:
-            failure = f"cell {index}: {failure}"
-        return _Outcome(failure)
+            failure = f"cell {index - self.offset}: {failure}"
+        return _Outcome(failure, error=error)
+
+    def execute_quietly(self, code: str) -> None:
+        """Send ``code`` to the kernel and return at once (it may run for ever: the student kernel's server)."""
+        self.client.kc.execute(code, store_history=False)
 
     def _interrupt(self) -> None:
         """Interrupt the running cell; if the kernel does not answer afterwards, replace it."""
@@ -176,6 +272,42 @@ class _Runner:
             self.restart()
 
 
+class _StudentKernel:
+    """The student's code cells in the sandbox, then a server answering calls of its functions."""
+
+    def __init__(self, notebook, cells: list[int], home: Path, private: Path, timeout: int, env: dict,
+                 hide: list[Path], limits: sandbox.Limits):
+        home.mkdir(mode=0o700)
+        specs = sandbox.kernel_spec(private / "specs", home, private / "student.json", hide, limits)
+        self.runner = _Runner(notebook, home, timeout, env, "course-sandbox", [specs], private / "student.json")
+        self.cells, self.home, self.socket = cells, home, home / "answers.sock"
+
+    def start(self) -> None:
+        self.runner.start()
+
+    def run(self, index: int) -> _Outcome:
+        return self.runner.run(index)
+
+    def serve(self) -> None:
+        """Start answering calls (after the cells ran); wait until the socket is there."""
+        self.socket.unlink(missing_ok=True)
+        self.runner.execute_quietly(f"import course.remote as _course_remote\n"
+                                    f"_course_remote.serve({str(self.socket)!r}, globals())")
+        deadline = time.monotonic() + 30
+        while not self.socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def restart(self) -> None:
+        self.runner.restart()
+        self.serve()
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+
+# ------------------------------------------------------------------------------------ grading
+
+
 def _marker_failures(notebook, assignments: list[Assignment]) -> dict[str, str]:
     failures = {}
     for assignment in assignments:
@@ -187,85 +319,180 @@ def _marker_failures(notebook, assignments: list[Assignment]) -> dict[str, str]:
     return failures
 
 
-def _expected_assignments(source, name: str) -> list[Assignment]:
-    """The teacher's assignments of this notebook (their order and points count), or none if unknown."""
-    if source is None:
-        return []
-    try:
-        return find_assignments(source, name)
-    except AssignmentMarkerError:
-        return []
-
-
 def _unreadable_report(path: Path, reason: str, profile: str, source_dir: Path | None) -> GradeReport:
-    """Every assignment of the course notebook of that name, failed with ``reason``; else re-raise."""
-    source = _source_notebook(path.name, source_dir)
-    if source is None:
+    """Every assignment of the teacher's notebook of that name, failed with ``reason``; else re-raise."""
+    teachers = {p.name: p for p in notebook_paths(source_dir)}
+    teacher = teachers.get(path.name) or teachers.get(_browser_copy_name(path.name))
+    if teacher is None:
         raise NotebookFileError(reason)
     reason = reason.removeprefix(f"{path}: ")
     results = [AssignmentResult(a.id, a.title, a.points, 0.0, False, reason)
-               for a in find_assignments(source, path.name)]
-    return GradeReport(path.name, profile, 0.0, results)
+               for a in find_assignments(read_notebook(teacher), teacher.name)]
+    return GradeReport(path.name, profile, 0.0, results, teacher.name)
+
+
+def _checking_notebook(teacher, assignments: list[Assignment], socket_path: Path, timeout: int):
+    """The teacher's notebook as the checking kernel runs it: solution cells replaced by stand-ins."""
+    import copy
+
+    from nbformat.v4 import new_code_cell
+
+    checking = copy.deepcopy(teacher)
+    solution_cells = {index for a in assignments for index in a.solution_cells}
+    for index, cell in enumerate(checking.cells):
+        if cell.cell_type == "code":
+            cell.outputs = []
+        if index in solution_cells and cell.cell_type == "code":
+            names = _defined_names(teacher.cells[index].source)
+            cell.source = "\n".join(f"{name} = _course_remote.function({name!r})" for name in names) or "pass"
+    setup = new_code_cell(f"import course.remote as _course_remote\n"
+                          f"import ctypes as _course_ctypes, sys as _course_sys\n"
+                          f"if _course_sys.platform.startswith('linux'):\n"
+                          f"    _course_ctypes.CDLL(None).prctl({sandbox.PR_SET_DUMPABLE}, 0, 0, 0, 0)\n"
+                          f"_course_remote.bind({str(socket_path)!r}, {float(timeout)!r})")
+    checking.cells.insert(0, setup)
+    return checking
+
+
+_LOADED_FILES = ("import sys as _course_sys, json as _course_json\n"
+                 "print(_course_json.dumps(sorted({p for m in list(_course_sys.modules.values()) "
+                 "for p in [getattr(m, '__file__', None)] if isinstance(p, str)})))")
+
+
+def _changed_since(paths, started: float) -> list[str]:
+    changed = []
+    for path in paths:
+        try:
+            if os.stat(path).st_ctime > started:
+                changed.append(str(path))
+        except OSError:
+            continue
+    return changed
+
+
+def _course_files() -> list[Path]:
+    return list(Path(__file__).resolve().parent.rglob("*.py"))
 
 
 def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke", source_dir: str | Path | None = None,
-                   kernel_name: str = "python3", progress: bool = False) -> GradeReport:
-    """Run the student's notebook at ``path`` and score each of its assignments.
+                   kernel_name: str = "python3", progress: bool = False,
+                   limits: sandbox.Limits | None = None) -> GradeReport:
+    """Run the student's notebook at ``path`` and score each of its assignments (see the module's text).
 
-    ``timeout`` is the limit for one cell in seconds; ``profile`` the course profile the notebook runs
-    with; ``source_dir`` the folder of the teacher's notebooks (default the course's ``notebooks/``).
-    A file that is not a notebook gives every assignment of the course notebook of the same name 0
-    points with the reason; if there is no such notebook, :class:`NotebookFileError` is raised.
+    ``timeout`` is the limit in seconds for one cell and for one call of a student's function;
+    ``profile`` the course profile the notebooks run with; ``source_dir`` the folder of the teacher's
+    notebooks (default the course's ``notebooks/``); ``limits`` what the student kernel may use.
+    A file that is not a notebook gives every assignment of the teacher's notebook of the same name 0
+    points with the reason. Raises :class:`GradingError` when the notebook matches no teacher's
+    notebook, or when a file the grade depends on changed while grading.
     """
     path = Path(path)
     source_dir = Path(source_dir) if source_dir is not None else None
+    limits = limits or sandbox.Limits()
     try:
         notebook = read_notebook(path)
     except NotebookFileError as exc:
         if not path.is_file():
             raise
         return _unreadable_report(path, str(exc), profile, source_dir)
-    assignments = find_assignments(notebook, path.name, strict=False)  # broken markers are reported below
-    broken = _marker_failures(notebook, assignments)
-    source = _source_notebook(path.name, source_dir)
-    teacher = _teacher_grade_cells(source)
-    expected = _expected_assignments(source, path.name)
-    for assignment in assignments:
-        cell = notebook.cells[assignment.grade_cell]
-        grade_id = str(cell.metadata["nbgrader"].get("grade_id"))
-        cell.source = teacher.get(grade_id, cell.source)
+    teacher_path, teacher = teacher_notebook(notebook, path, source_dir)
+    assignments = find_assignments(teacher, teacher_path.name)
+    if not assignments:
+        return GradeReport(path.name, profile, 0.0, [], teacher_path.name)
+    solution_ids = {str(teacher.cells[i].metadata["nbgrader"].get("grade_id")): a.id
+                    for a in assignments for i in a.solution_cells}
+
+    # The student's cells: every code cell up to their last solution cell, none of their grade cells.
+    failures: dict[str, str] = {}
+    owner: dict[int, str] = {}
+    for index, cell in enumerate(notebook.cells):
+        grade_id = str(cell.metadata.get("nbgrader", {}).get("grade_id"))
+        if is_solution_cell(cell) and grade_id in solution_ids:
+            owner[index] = solution_ids[grade_id]
+    for index, assignment_id in owner.items():
+        try:
+            marker_regions(notebook.cells[index].source, BEGIN_SOLUTION, END_SOLUTION, f"cell {index}")
+        except AssignmentMarkerError as exc:
+            failures.setdefault(assignment_id, str(exc))
+    last = max(owner, default=len(notebook.cells) - 1)
+    student_cells = [i for i, cell in enumerate(notebook.cells[:last + 1])
+                     if cell.cell_type == "code" and not is_grade_cell(cell) and cell.source.strip()
+                     and failures.get(owner.get(i, "")) is None]
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = []
-    skipped = {index for a in assignments if a.id in broken for index in a.cells}
-    owner = {index: a.id for a in assignments for index in a.cells}
-    failures: dict[str, str] = dict(broken)
-    last = max((a.grade_cell for a in assignments), default=-1)
+    for assignment in assignments:
+        if not any(a == assignment.id for a in owner.values()):
+            failures.setdefault(assignment.id, "its solution cell is not in the notebook")
+
+    started = time.time()
+    watched = [*notebook_paths(teacher_path.parent), *_course_files()]
+    sandbox.prctl(sandbox.PR_SET_CHILD_SUBREAPER, 1)
+    before = sandbox.descendants()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))},
+           "COURSE_PROFILE": profile}
+    loaded: list[str] = []
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
-        runner = _Runner(notebook, Path(workdir), timeout, profile, kernel_name)
-        runner.start()
+    with tempfile.TemporaryDirectory(prefix="grade-private-") as private_dir, \
+            tempfile.TemporaryDirectory(prefix="grade-student-") as student_dir:
+        private = Path(private_dir)
+        hide = [teacher_path.parent.resolve(), private.resolve()]
+        student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, timeout, env, hide,
+                                 limits)
+        checking = _checking_notebook(teacher, assignments, student.socket, timeout)
+        checker = _Runner(checking, private, timeout, env, kernel_name, connection_file=private / "checking.json",
+                          offset=1)
         try:
-            for index in range(last + 1):
-                cell = notebook.cells[index]
-                if cell.cell_type != "code" or index in skipped or not cell.source.strip():
-                    continue
+            student.start()
+            for index in student_cells:
                 if progress:
-                    print(f"  cell {index} ...", flush=True)
-                outcome = runner.run(index)
+                    print(f"  student cell {index} ...", flush=True)
+                outcome = student.run(index)
                 if outcome.failure and index in owner:
                     failures.setdefault(owner[index], outcome.failure)
+            student.serve()
+            checker.start()
+            grade_cells = {a.grade_cell + 1: a.id for a in assignments}  # + 1: the setup cell
+            for index in range(max(grade_cells) + 1):
+                cell = checking.cells[index]
+                if cell.cell_type != "code" or not cell.source.strip():
+                    continue
+                if progress:
+                    print(f"  checking cell {index} ...", flush=True)
+                outcome = checker.run(index)
+                if outcome.failure and index in grade_cells:
+                    failures.setdefault(grade_cells[index], outcome.failure)
+                if outcome.error in STUDENT_FAULTS or outcome.error in ("timeout", "crash"):
+                    student.restart()
+            loaded = _loaded_files(checker)
         finally:
-            runner.stop()
-    found = {assignment.id: assignment for assignment in assignments}
-    results = []
-    for assignment in expected or assignments:
-        points = assignment.points  # the teacher's, when the course has this notebook
-        if assignment.id not in found:
-            results.append(AssignmentResult(assignment.id, assignment.title, points, 0.0, False,
-                                            "its grade cell is not in the notebook"))
-            continue
-        reason = failures.get(assignment.id)
-        results.append(AssignmentResult(assignment.id, assignment.title, points, 0.0 if reason else points,
-                                        reason is None, reason or "passed"))
-    return GradeReport(path.name, profile, time.perf_counter() - start, results)
+            student.stop()
+            checker.stop()
+            sandbox.stop_new_descendants(before)
+    changed = _changed_since([*watched, *loaded], started)
+    if changed:
+        raise GradingError(f"{path}: not graded: {changed[0]} changed while the notebook was graded "
+                           f"({len(changed)} file(s) in all); restore them and grade again")
+    results = [AssignmentResult(a.id, a.title, a.points, 0.0 if a.id in failures else a.points,
+                                a.id not in failures, failures.get(a.id, "passed")) for a in assignments]
+    return GradeReport(path.name, profile, time.perf_counter() - start, results, teacher_path.name)
+
+
+def _loaded_files(checker: _Runner) -> list[str]:
+    """The files of every module the checking kernel loaded (they must not change while grading)."""
+    import json
+
+    from nbformat.v4 import new_code_cell
+
+    cell = new_code_cell(_LOADED_FILES)
+    checker.client.nb.cells.append(cell)
+    try:
+        checker.client.execute_cell(cell, len(checker.client.nb.cells) - 1)
+        text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+        return json.loads(text or "[]")
+    except Exception:  # a checking kernel that is gone: nothing to compare
+        return []
+    finally:
+        checker.client.nb.cells.pop()
+
+
