@@ -2,7 +2,7 @@
 
     python benchmarks/elmo_throughput.py [--corpus wiki-en] [--presets cpu gpu] [--device auto]
                                          [--minutes 10 | --max-steps N] [--epochs N] [--eval-every 100]
-                                         [--save-dir DIR]
+                                         [--save-dir DIR] [--probes FILE]
 
 For each preset, trains the biLM on the corpus from its seed (every 20th sentence held out) and
 prints the device, the steps and training tokens done, the time spent in training steps (the
@@ -12,6 +12,10 @@ until the held-out perplexity of both directions first fell below the interpolat
 bigram model's on the same split (and, second figure, below 0.75 of it), measured every
 ``--eval-every`` steps. By default a preset trains for all its epochs; ``--minutes`` or
 ``--max-steps`` stop it early (the learning rate still follows the schedule of all its epochs).
+With ``--probes`` (a probe file such as ``data/probes/en_polysemy.tsv``), every evaluation also
+runs the sense probe on the file's dev sentences, and a second table follows the run: perplexity
+and the mean leave-one-out 1-NN sense accuracy of layers 1 and 2 as training goes on, beside the
+untrained network's; it shows whether a better language model separates senses better.
 For reference (issue 5): a plain forward two-layer LSTM language model (embedding 256, hidden 512,
 full softmax over ~9,000 words) trains at about 2,000 tokens/second on a 2-core CPU and reaches a
 validation perplexity of about 680 after one epoch of wiki-en.
@@ -28,6 +32,7 @@ from course import load_corpus
 from course.elmo import evaluate_perplexity, preset, train_elmo
 from course.elmo.training import language_model_data, split_heldout, vocabularies
 from course.ngram import KneserNeyLM
+from course.probes import probe_model, probe_summary, read_probes
 
 REFERENCE_PERPLEXITY = 680
 TARGET = 0.75  # the course's target: held-out perplexity at most 0.75 of the Kneser-Ney bigram's
@@ -44,17 +49,17 @@ def kneser_ney_bigram(corpus, config) -> dict:
 
 
 def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | None, minutes: float | None,
-        seed: int, save_dir: str | None, eval_every: int) -> dict:
+        seed: int, save_dir: str | None, eval_every: int, probes=None) -> dict:
     overrides = {"device": device, "seed": seed, **({"epochs": epochs} if epochs else {})}
     config = preset(name, **overrides)
     bigram = kneser_ney_bigram(corpus, config)
     train_elmo(corpus.head(200), config, progress=False, max_steps=2)  # imports and first calls, off the clock
     heldout_numbers = split_heldout(corpus, config)[1]
     reached = {1.0: None, TARGET: None}  # share of the bigram's perplexity -> training seconds when first below
-    heldout_data = {}
+    heldout_data, progress = {}, []
 
     def measure(model):  # every eval_every steps: held-out perplexity (not on the training clock)
-        if model.state.step % eval_every:
+        if model.state.step % eval_every or (progress and progress[-1]["step"] == model.state.step):
             return
         if "data" not in heldout_data:
             heldout_data["data"] = language_model_data(corpus, heldout_numbers, model)
@@ -62,6 +67,15 @@ def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | Non
         for share in reached:
             if reached[share] is None and all(measured[d] < share * bigram[d] for d in bigram):
                 reached[share] = model.state.seconds
+        row = {"step": model.state.step, "minutes": model.state.seconds / 60,
+               "forward": measured["forward"], "backward": measured["backward"]}
+        if probes:
+            if "untrained" not in heldout_data:
+                heldout_data["untrained"] = model.untrained()
+            summary = probe_summary(probe_model(model, probes, untrained=heldout_data["untrained"]))
+            row["sense_by_layer"] = [entry["trained"] for entry in summary["layers"]]
+            row["sense_untrained"] = summary["layers"][-1]["untrained"]
+        progress.append(row)
 
     start = time.perf_counter()
     model = train_elmo(corpus, config, max_steps=max_steps, max_seconds=minutes * 60 if minutes else None,
@@ -77,12 +91,36 @@ def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | Non
             "tokens_per_second": state.tokens_per_second, "forward_perplexity": heldout["forward"],
             "backward_perplexity": heldout["backward"], "bigram_perplexity": bigram,
             "minutes_to_bigram": None if reached[1.0] is None else reached[1.0] / 60,
-            "minutes_to_target": None if reached[TARGET] is None else reached[TARGET] / 60}
+            "minutes_to_target": None if reached[TARGET] is None else reached[TARGET] / 60,
+            "progress": progress}
 
 
 def _train_tokens(corpus, config) -> int:
     train, _ = split_heldout(corpus, config)
     return int(corpus.sentence_lengths()[train].sum())
+
+
+def _progress_table(row: dict) -> list[tuple[str, ...]]:
+    layers = len(row["progress"][0].get("sense_by_layer", []))
+    header = ("step", "train min", "ppl fwd", "ppl bwd") + tuple(f"sense L{j}" for j in range(1, layers)) \
+        + ((f"sense untrained L{layers - 1}",) if layers else ())
+    table = [header]
+    for p in row["progress"]:
+        senses = tuple(f"{value:.3f}" for value in p.get("sense_by_layer", [])[1:])
+        untrained = (f"{p['sense_untrained']:.3f}",) if layers else ()
+        table.append((f"{p['step']:,}", f"{p['minutes']:.1f}", f"{p['forward']:.1f}", f"{p['backward']:.1f}")
+                     + senses + untrained)
+    return table
+
+
+def _print_table(table, title: str, left: int = 2) -> None:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    print(title)
+    for number, row in enumerate(table):
+        print("  ".join(cell.ljust(w) if i < left else cell.rjust(w) for i, (cell, w) in
+                        enumerate(zip(row, widths, strict=True))))
+        if number == 0:
+            print("  ".join("-" * w for w in widths))
 
 
 def _minutes(value) -> str:
@@ -103,11 +141,14 @@ def main() -> None:
                         help="held-out perplexity every this many steps, for the minutes to target")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--save-dir", default=None, metavar="DIR", help="also save each model there")
+    parser.add_argument("--probes", default=None, metavar="FILE",
+                        help="a probe file: the sense probe on its dev sentences at every evaluation")
     args = parser.parse_args()
 
     corpus = load_corpus(args.corpus)
+    probes = read_probes(args.probes, split="dev") if args.probes else None
     rows = [run(corpus, name, args.device, args.epochs, args.max_steps, args.minutes, args.seed,
-                args.save_dir, args.eval_every)
+                args.save_dir, args.eval_every, probes)
             for name in args.presets]
     header = ("preset", "device", "params", "vocab", "epochs", "steps", "tokens", "train s", "tokens/s",
               "ppl fwd", "ppl bwd", "KN bigram", "min to < KN", "min to < 0.75 KN")
@@ -116,14 +157,12 @@ def main() -> None:
                          f"{r['tokens_per_second']:,.0f}", f"{r['forward_perplexity']:.1f}",
                          f"{r['backward_perplexity']:.1f}", f"{r['bigram_perplexity']['forward']:.1f}",
                          _minutes(r["minutes_to_bigram"]), _minutes(r["minutes_to_target"])) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    print(f"\n{corpus.name}: {corpus.num_sentences:,} sentences, {corpus.num_tokens:,} tokens; "
+    _print_table(table, f"\n{corpus.name}: {corpus.num_sentences:,} sentences, {corpus.num_tokens:,} tokens; "
           f"reference: a forward LSTM LM reaches perplexity ~{REFERENCE_PERPLEXITY} after one epoch on a 2-core CPU")
-    for number, row in enumerate(table):
-        print("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in
-                        enumerate(zip(row, widths, strict=True))))
-        if number == 0:
-            print("  ".join("-" * w for w in widths))
+    for r in rows:
+        if r["progress"]:
+            _print_table(_progress_table(r), f"\n{r['preset']}: as training goes on (held-out perplexity"
+                         + (f"; sense probe, dev sentences of {args.probes})" if probes else ")"), left=0)
     if len(rows) == 2:
         print(f"\n{rows[1]['preset']} / {rows[0]['preset']} tokens per second: "
               f"{rows[1]['tokens_per_second'] / max(rows[0]['tokens_per_second'], 1e-9):.1f}x")
