@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CourseError, SettingError
-from .paths import atomic_path
+from .paths import atomic_path, check_writable
 
 
 def write_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
@@ -78,6 +78,16 @@ def corpus_key(corpus) -> dict:
     digest.update(np.ascontiguousarray(corpus.offsets, dtype=np.int64).tobytes())
     return {"name": str(corpus.name), "sentences": int(corpus.num_sentences), "tokens": int(corpus.num_tokens),
             "sha256": digest.hexdigest()}
+
+
+def resumes(checkpoint: str | os.PathLike | None, resume: bool) -> bool:
+    """Whether a trainer continues from ``checkpoint``: refuses ``resume`` without one, and a checkpoint
+    path that cannot be written, before any work."""
+    if resume and checkpoint is None:
+        raise SettingError("resume needs a checkpoint to continue from: give --checkpoint FILE")
+    if checkpoint is not None:
+        check_writable(checkpoint, "checkpoint")
+    return bool(resume and Path(checkpoint).is_file())
 
 
 def check_resumable(path: str | os.PathLike, saved: dict, corpus, config: dict, free=frozenset()) -> None:

@@ -50,9 +50,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import devices
-from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, write_checkpoint
+from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, resumes, write_checkpoint
 from .errors import SettingError, TrainingDivergedError
-from .paths import check_writable
 from .vocab import Vocabulary, VocabularyConfig
 
 # The sparse CSR tensors below are stable for what they do here; torch warns about all of them.
@@ -618,11 +617,7 @@ def train_glove(corpus, config: GloVeConfig = GloVeConfig(), progress: bool = Tr
             corpus or with other settings; a run that would need more memory than there is.
         OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...), before counting.
     """
-    if resume and checkpoint is None:
-        raise SettingError("resume needs a checkpoint to continue from: give --checkpoint FILE")
-    if checkpoint is not None:
-        check_writable(checkpoint, "checkpoint")
-    if resume and Path(checkpoint).is_file():
+    if resumes(checkpoint, resume):
         model = GloVe.load_checkpoint(checkpoint, device=config.device)
         free = {"device", "threads", "vectors", "epochs"}  # they change neither the counts nor the updates' maths
         check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,

@@ -47,10 +47,9 @@ from pathlib import Path
 import numpy as np
 
 from . import hogwild
-from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, write_checkpoint
+from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, resumes, write_checkpoint
 from .devices import check_memory, format_bytes, keep_work_memory
 from .errors import SettingError, TrainingDivergedError
-from .paths import check_writable
 from .vocab import Vocabulary, VocabularyConfig
 
 ARCHITECTURES = ("skipgram", "cbow")
@@ -850,11 +849,7 @@ def train_word2vec(corpus, config: Word2VecConfig = Word2VecConfig(), progress: 
             corpus or with other settings; a run that would need more memory than there is.
         OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...), before training.
     """
-    if resume and checkpoint is None:
-        raise SettingError("resume needs a checkpoint to continue from: give --checkpoint FILE")
-    if checkpoint is not None:
-        check_writable(checkpoint, "checkpoint")
-    if resume and Path(checkpoint).is_file():
+    if resumes(checkpoint, resume):
         model = Word2Vec.load_checkpoint(checkpoint, device=config.device)
         check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,
                         asdict(config))
