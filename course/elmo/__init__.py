@@ -9,7 +9,10 @@ One job per file:
 - :mod:`~course.elmo.bilm`: the forward and backward LSTM language models and their loss;
 - :mod:`~course.elmo.scalar_mix`: the task-weighted mix gamma * sum_j softmax(w)_j h_j;
 - :mod:`~course.elmo.batching`: a corpus as batches of equal-length sentences;
-- :mod:`~course.elmo.training`: :func:`train_elmo`, held-out perplexity, checkpoints;
+- :mod:`~course.elmo.precision`: float32, bfloat16 or float16 (autocast) per device;
+- :mod:`~course.elmo.perplexity`: the perplexity of each direction over a set of sentences;
+- :mod:`~course.elmo.training`: :func:`train_elmo`: the learning-rate schedule, resuming,
+  held-out perplexity after each epoch, checkpoints;
 - :mod:`~course.elmo.embedder`: the L + 1 layers of each token of a sentence;
 - :mod:`~course.elmo.sampling`: sentences drawn from the forward LM;
 - :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file;

@@ -22,6 +22,7 @@ from ..vocab import Vocabulary
 from .bilm import BiLM
 from .characters import CharacterVocabulary
 from .config import ElmoConfig
+from .perplexity import evaluate_perplexity
 
 FORMAT = "course.elmo/1"
 
@@ -114,7 +115,6 @@ class Elmo:
         ``{"forward", "backward", "predictions"}``."""
         from ..corpus import Corpus, from_sentences
         from .batching import LanguageModelData
-        from .training import evaluate_perplexity
 
         corpus = sentences if isinstance(sentences, Corpus) else from_sentences(sentences, name="sentences")
         data = LanguageModelData(corpus.types, corpus.token_ids, corpus.offsets, self.words, self.characters,

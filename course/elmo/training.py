@@ -3,10 +3,15 @@ rate, gradient clipping, held-out perplexity per direction, checkpoints and resu
 
 On CUDA the LSTMs are cuDNN's and the forward and backward passes run in mixed precision
 (``torch.autocast`` with a gradient scaler; float16 by default, or bfloat16 for the rest of the
-network); on a CPU with bfloat16 matrix units they run in bfloat16 (see :func:`autocast_dtype`),
-elsewhere in float32. Every ``config.heldout_every``-th sentence is held
-out: the vocabulary is counted on the rest, and the held-out perplexity of each direction is
-measured after every epoch.
+network); on a CPU with bfloat16 matrix units they run in bfloat16 (see
+:mod:`~course.elmo.precision`), elsewhere in float32. Every ``config.heldout_every``-th sentence
+is held out: the vocabulary is counted on the rest, and the held-out perplexity of each direction
+(:mod:`~course.elmo.perplexity`) is measured after every epoch.
+
+:func:`train_elmo` reads as its steps: the model (new, or resumed from a checkpoint), the data,
+the optimizer (:class:`_Updates`), the random state, then the epochs (:class:`_Run`), each a
+pass over shuffled batches with the loss logged every :data:`LOG_EVERY` steps, followed by the
+held-out perplexity and a checkpoint.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import math
 import os
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +33,8 @@ from .batching import LanguageModelData
 from .characters import CharacterVocabulary
 from .config import ElmoConfig, preset
 from .model import Elmo
+from .perplexity import evaluate_perplexity
+from .precision import autocast, autocast_dtype
 
 LOG_EVERY = 10  # steps between the loss read-outs (each one waits for the GPU)
 RESUMABLE_CHANGES = {"device", "threads", "checkpoint_every", "preset"}  # settings a resumed run may change
@@ -69,62 +76,13 @@ def language_model_data(corpus, sentences: np.ndarray, model: Elmo) -> LanguageM
                              model.config.max_sentence_length)
 
 
-def autocast_dtype(config: ElmoConfig, device: torch.device):
-    """The autocast dtype for ``config.precision`` on ``device``, or None for float32.
+def learning_rate(config: ElmoConfig, step: int, total_steps: int) -> float:
+    """The learning rate of step t of T = ``total_steps``: it falls linearly from ``config.lr`` at
+    t = 0 to ``config.final_lr_share * config.lr`` at t = T,
 
-    CUDA: ``auto`` is float16. Under autocast PyTorch runs cuDNN LSTMs in float16 whatever the
-    dtype asked for, so with ``bf16`` the LSTMs still compute in float16: training therefore
-    scales the loss (``GradScaler``) in both cases, which keeps small LSTM gradients from
-    vanishing in float16.
-
-    CPU: ``auto`` is bfloat16 where the processor multiplies bfloat16 matrices natively (AVX-512
-    BF16 or AMX; about twice as fast as float32 for the LSTMs), else float32. The weights, the
-    optimiser and the softmax stay in float32, bfloat16 has float32's range (no loss scaling), and
-    the held-out perplexity is measured in float32.
+        lr_t = lr * (1 - (1 - final_lr_share) * t / T).
     """
-    if device.type != "cuda":
-        if config.precision == "fp16":
-            raise SettingError("precision fp16 needs a CUDA GPU: use precision auto, bf16 or fp32 on the CPU")
-        if config.precision == "bf16" or (config.precision == "auto" and cpu_has_bfloat16()):
-            return torch.bfloat16
-        return None
-    return {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16, "auto": torch.float16}[config.precision]
-
-
-def cpu_has_bfloat16() -> bool:
-    """Whether this CPU multiplies bfloat16 matrices in hardware (oneDNN's own test)."""
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return False
-
-
-def _autocast(device: torch.device, dtype):
-    return torch.autocast(device.type, dtype=dtype) if dtype is not None else nullcontext()
-
-
-@torch.no_grad()
-def evaluate_perplexity(bilm, data: LanguageModelData, config: ElmoConfig, batch_tokens: int | None = None) -> dict:
-    """Perplexity of each direction over all of ``data``: ``{"forward", "backward", "predictions"}``,
-    with exp(mean negative log-likelihood per prediction), ``<eos>`` and ``<bos>`` included."""
-    device = next(bilm.parameters()).device
-    dtype = autocast_dtype(config, device) if device.type == "cuda" else None  # the CPU measures in float32
-    was_training = bilm.training
-    bilm.eval()
-    sums = torch.zeros(2, dtype=torch.float64, device=device)
-    predictions = 0
-    try:
-        for group in data.batches(batch_tokens or 2 * config.batch_tokens):
-            batch = data.batch(group).to(device)
-            with _autocast(device, dtype):
-                _, forward_sum, backward_sum = bilm.loss(batch.char_ids, batch.mask, batch.targets, batch.index,
-                                                         batch.predictions)
-            sums += torch.stack([forward_sum, backward_sum]).double()
-            predictions += batch.predictions
-    finally:
-        bilm.train(was_training)
-    forward, backward = (sums / max(predictions, 1)).tolist()
-    return {"forward": math.exp(forward), "backward": math.exp(backward), "predictions": predictions}
+    return config.lr * (1 - (1 - config.final_lr_share) * step / total_steps)
 
 
 def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
@@ -148,117 +106,235 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
         The :class:`~course.elmo.model.Elmo`; ``model.state`` has the history and the held-out
         perplexities.
     """
-    from tqdm.auto import tqdm
-
     config = config or preset("cpu")
     device = resolve_device(config.device)
-    dtype = autocast_dtype(config, device)
-    payload = None
-    if resume and checkpoint is not None and Path(checkpoint).is_file():
-        model, payload = Elmo.load(checkpoint, device=config.device, with_extra=True)
-        _check_same_settings(model.config, config, checkpoint)
-        model.config = config
+    dtype = autocast_dtype(config, device)  # refuses fp16 on a CPU before any work
+    model, saved = _resumed(checkpoint, config) if resume else (None, None)
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
-    if payload is None:
-        words, characters = vocabularies(corpus, train_sentences, config)
-        model = Elmo(config, words, characters)
+    if model is None:
+        model = Elmo(config, *vocabularies(corpus, train_sentences, config))
+    train, heldout = _training_data(corpus, model, train_sentences, heldout_sentences)
+    model.bilm.train()
+    updates = _Updates(model.bilm, config, device, dtype, saved)
+    _start_random_state(config, device, saved)
+    with _cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
+        _Run(model, train, heldout, updates, bar, checkpoint, callback).epochs(_Limits(max_steps, max_seconds))
+    model.bilm.eval()
+    return model
+
+
+def _resumed(checkpoint, config: ElmoConfig) -> tuple[Elmo | None, dict | None]:
+    """``(model, payload)`` of ``checkpoint`` when there is one to resume from, its settings those of
+    ``config`` (apart from :data:`RESUMABLE_CHANGES`, which ``config`` sets); else ``(None, None)``.
+
+    Raises:
+        ModelFileError: the checkpoint is damaged, or was trained with other settings.
+    """
+    if checkpoint is None or not Path(checkpoint).is_file():
+        return None, None
+    model, payload = Elmo.load(checkpoint, device=config.device, with_extra=True)
+    _check_same_settings(model.config, config, checkpoint)
+    model.config = config
+    return model, payload
+
+
+def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
+                   heldout_sentences: np.ndarray) -> tuple[LanguageModelData, LanguageModelData | None]:
+    """The training and held-out sentences as batchable data (no held-out data when there are no
+    held-out sentences); says on stderr how many training sentences were cut to the maximum length."""
     train = language_model_data(corpus, train_sentences, model)
     heldout = language_model_data(corpus, heldout_sentences, model) if len(heldout_sentences) else None
     if train.num_split:
-        print(f"{corpus.name}: {train.num_split:,} training sentences longer than {config.max_sentence_length} "
-              f"tokens were split into pieces of at most {config.max_sentence_length}", file=sys.stderr)
+        limit = model.config.max_sentence_length
+        print(f"{corpus.name}: {train.num_split:,} training sentences longer than {limit} "
+              f"tokens were split into pieces of at most {limit}", file=sys.stderr)
+    return train, heldout
 
-    bilm, state = model.bilm, model.state
-    bilm.train()
-    optimizer = torch.optim.Adam(bilm.parameters(), lr=config.lr, fused=device.type == "cuda")
-    scaler = torch.amp.GradScaler(device.type, enabled=dtype is not None and device.type == "cuda")  # autocast_dtype
-    if payload is not None:
-        optimizer.load_state_dict(payload["optimizer"])
-        scaler.load_state_dict(payload["scaler"])
-        torch.set_rng_state(payload["rng"])
-        if device.type == "cuda" and payload.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(payload["cuda_rng"], device)
+
+def _start_random_state(config: ElmoConfig, device: torch.device, saved: dict | None) -> None:
+    """The random numbers of dropout: drawn from ``config.seed``, or, when resuming, from where the
+    checkpoint left them, so that a resumed run draws what an uninterrupted one would have."""
+    if saved is not None:
+        torch.set_rng_state(saved["rng"])
+        if device.type == "cuda" and saved.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(saved["cuda_rng"], device)
     else:
-        torch.manual_seed(config.seed)  # dropout's random numbers
+        torch.manual_seed(config.seed)
         if device.type == "cuda":
             torch.cuda.manual_seed(config.seed)
 
-    def save_checkpoint():
-        if checkpoint is not None:
-            model.save(checkpoint, extra={
-                "optimizer": optimizer.state_dict(), "scaler": scaler.state_dict(), "rng": torch.get_rng_state(),
-                "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None})
 
-    batches_per_epoch = len(train.batches(config.batch_tokens))
-    total_steps = config.epochs * batches_per_epoch
-    threads = torch.get_num_threads()
+def _random_state(device: torch.device) -> dict:
+    """What a checkpoint keeps of the random generators: ``{"rng", "cuda_rng"}``."""
+    return {"rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+
+
+@contextmanager
+def _cpu_threads(device: torch.device, threads: int):
+    """On the CPU, train with ``threads`` threads, and give back the number there was afterwards."""
+    before = torch.get_num_threads()
     if device.type == "cpu":
-        torch.set_num_threads(config.threads)
-    bar = tqdm(total=config.epochs * train.num_tokens, initial=state.tokens, unit="tok", unit_scale=True,
-               desc=f"ELMo ({config.preset})", disable=not progress, smoothing=0.1)
-    started = time.perf_counter()
-    interval = _Interval(device)
-    stop = False
+        torch.set_num_threads(threads)
     try:
-        while state.epoch < config.epochs and not stop:
-            groups = train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
-            clock = time.perf_counter()
-            for group in groups[state.batch_in_epoch:]:
-                batch = train.batch(group).to(device)
-                for param_group in optimizer.param_groups:
-                    param_group["lr"] = config.lr * (1 - (1 - config.final_lr_share) * state.step / total_steps)
-                with _autocast(device, dtype):
-                    loss, forward_sum, backward_sum = bilm.loss(batch.char_ids, batch.mask, batch.targets,
-                                                                batch.index, batch.predictions)
-                optimizer.zero_grad(set_to_none=True)
-                scaler.scale(loss).backward()
-                scaler.unscale_(optimizer)
-                torch.nn.utils.clip_grad_norm_(bilm.parameters(), config.clip_norm)
-                scaler.step(optimizer)
-                scaler.update()
-                interval.add(forward_sum, backward_sum, batch.predictions)
-                state.step += 1
-                state.batch_in_epoch += 1
-                state.tokens += batch.words
-                bar.update(batch.words)
-                stop = (max_steps is not None and state.step >= max_steps) or (
-                    max_seconds is not None and time.perf_counter() - started >= max_seconds)
-                if state.step % LOG_EVERY == 0 or stop or state.batch_in_epoch == len(groups):
-                    entry = interval.read()  # waits for the GPU
-                    state.seconds += time.perf_counter() - clock
-                    state.history.append({"step": state.step, "tokens": state.tokens,
-                                          "seconds": round(state.seconds, 3), **entry})
-                    bar.set_postfix(loss=f"{entry['loss']:.3f}",
-                                    ppl=f"{entry['forward_perplexity']:.0f}/{entry['backward_perplexity']:.0f}",
-                                    refresh=False)
-                    if callback is not None:
-                        callback(model)
-                    clock = time.perf_counter()
-                if state.step % config.checkpoint_every == 0 and not stop:
-                    save_checkpoint()
-                    clock = time.perf_counter()
-                if stop:
-                    break
-            if state.batch_in_epoch == len(groups):
-                state.epoch += 1
-                state.batch_in_epoch = 0
-            if heldout is not None:
-                measured = evaluate_perplexity(bilm, heldout, config)
-                state.heldout.append({"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
-                                      "forward": measured["forward"], "backward": measured["backward"]})
-                bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}", refresh=False)
-            state.finished = state.epoch >= config.epochs
-            save_checkpoint()
-            if callback is not None:
-                callback(model)
+        yield
+    finally:
+        if device.type == "cpu":
+            torch.set_num_threads(before)
+
+
+@contextmanager
+def _progress_bar(model: Elmo, train: LanguageModelData, progress: bool):
+    """A tqdm bar over the tokens of all epochs, starting where ``model.state`` stands."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=model.config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok",
+               unit_scale=True, desc=f"ELMo ({model.config.preset})", disable=not progress, smoothing=0.1)
+    try:
+        yield bar
     finally:
         bar.close()
-        if device.type == "cpu":
-            torch.set_num_threads(threads)
-    bilm.eval()
-    return model
+
+
+class _Updates:
+    """One optimizer step on a batch: Adam, gradients clipped to norm ``config.clip_norm``, and on
+    CUDA under autocast the loss scaled (``GradScaler``) so that small float16 gradients survive.
+
+    Args:
+        bilm: the network whose weights are trained.
+        device, dtype: where, and in which autocast dtype (None: float32), the passes run.
+        saved: a checkpoint's payload, whose optimizer and scaler states are taken up.
+    """
+
+    def __init__(self, bilm, config: ElmoConfig, device: torch.device, dtype, saved: dict | None):
+        self.bilm, self.config, self.device, self.dtype = bilm, config, device, dtype
+        self.optimizer = torch.optim.Adam(bilm.parameters(), lr=config.lr, fused=device.type == "cuda")
+        self.scaler = torch.amp.GradScaler(device.type, enabled=dtype is not None and device.type == "cuda")
+        if saved is not None:
+            self.optimizer.load_state_dict(saved["optimizer"])
+            self.scaler.load_state_dict(saved["scaler"])
+
+    def step(self, batch, lr: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Take one step at learning rate ``lr`` on the loss of ``batch`` (the sum of the two
+        directions' mean negative log-likelihoods); returns the two directions' summed negative
+        log-likelihoods, left on the device."""
+        for param_group in self.optimizer.param_groups:
+            param_group["lr"] = lr
+        with autocast(self.device, self.dtype):
+            loss, forward_sum, backward_sum = self.bilm.loss(batch.char_ids, batch.mask, batch.targets,
+                                                             batch.index, batch.predictions)
+        self.optimizer.zero_grad(set_to_none=True)
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(self.optimizer)
+        torch.nn.utils.clip_grad_norm_(self.bilm.parameters(), self.config.clip_norm)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        return forward_sum, backward_sum
+
+    def state_dict(self) -> dict:
+        """What a checkpoint keeps of them: ``{"optimizer", "scaler"}``."""
+        return {"optimizer": self.optimizer.state_dict(), "scaler": self.scaler.state_dict()}
+
+
+class _Limits:
+    """Where a call of :func:`train_elmo` stops early: after ``max_steps`` steps in all, or
+    ``max_seconds`` after these limits were made."""
+
+    def __init__(self, max_steps: int | None, max_seconds: float | None):
+        self.max_steps, self.max_seconds = max_steps, max_seconds
+        self.started = time.perf_counter()
+
+    def reached(self, step: int) -> bool:
+        return (self.max_steps is not None and step >= self.max_steps) or (
+            self.max_seconds is not None and time.perf_counter() - self.started >= self.max_seconds)
+
+
+class _Run:
+    """The epochs of one call of :func:`train_elmo`: steps, the loss logged every
+    :data:`LOG_EVERY` steps, the held-out perplexity after every epoch, and checkpoints, all
+    recorded in ``model.state``.
+
+    ``model.state.seconds`` counts the time spent in steps (logging waits for the GPU and is
+    counted too), not the held-out evaluation, the callbacks or the checkpoints.
+    """
+
+    def __init__(self, model: Elmo, train: LanguageModelData, heldout: LanguageModelData | None,
+                 updates: _Updates, bar, checkpoint, callback):
+        self.model, self.config, self.state = model, model.config, model.state
+        self.train, self.heldout, self.updates = train, heldout, updates
+        self.bar, self.checkpoint, self.callback = bar, checkpoint, callback
+        self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
+        self.interval = _Interval(updates.device)
+        self.stopped = False
+
+    def epochs(self, limits: _Limits) -> None:
+        """Train until every epoch is done or ``limits`` is reached."""
+        while self.state.epoch < self.config.epochs and not self.stopped:
+            self.epoch(limits)
+            self.end_epoch()
+
+    def epoch(self, limits: _Limits) -> None:
+        """The rest of the current epoch, its sentences shuffled with the seed (``config.seed``,
+        epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
+        state = self.state
+        groups = self.train.batches(self.config.batch_tokens, np.random.default_rng([self.config.seed, state.epoch]))
+        self.batches_in_epoch = len(groups)
+        clock = time.perf_counter()
+        for group in groups[state.batch_in_epoch:]:
+            batch = self.train.batch(group).to(self.updates.device)
+            sums = self.updates.step(batch, learning_rate(self.config, state.step, self.total_steps))
+            self.interval.add(*sums, batch.predictions)
+            state.step += 1
+            state.batch_in_epoch += 1
+            state.tokens += batch.words
+            self.bar.update(batch.words)
+            self.stopped = limits.reached(state.step)
+            if state.step % LOG_EVERY == 0 or self.stopped or state.batch_in_epoch == len(groups):
+                self.log(clock)
+                clock = time.perf_counter()
+            if state.step % self.config.checkpoint_every == 0 and not self.stopped:
+                self.save_checkpoint()
+                clock = time.perf_counter()
+            if self.stopped:
+                break
+
+    def log(self, clock: float) -> None:
+        """Record the loss and training perplexities since the last read-out, and the time spent
+        stepping since ``clock``, in ``state.history`` and on the bar; call the callback."""
+        state = self.state
+        entry = self.interval.read()  # waits for the GPU
+        state.seconds += time.perf_counter() - clock
+        state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
+                              **entry})
+        self.bar.set_postfix(loss=f"{entry['loss']:.3f}",
+                             ppl=f"{entry['forward_perplexity']:.0f}/{entry['backward_perplexity']:.0f}", refresh=False)
+        if self.callback is not None:
+            self.callback(self.model)
+
+    def end_epoch(self) -> None:
+        """After an epoch (or where training stopped): count the epoch if it is whole, measure the
+        held-out perplexity, save a checkpoint and call the callback."""
+        state = self.state
+        if state.batch_in_epoch == self.batches_in_epoch:
+            state.epoch += 1
+            state.batch_in_epoch = 0
+        if self.heldout is not None:
+            measured = evaluate_perplexity(self.model.bilm, self.heldout, self.config)
+            state.heldout.append({"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
+                                  "forward": measured["forward"], "backward": measured["backward"]})
+            self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}", refresh=False)
+        state.finished = state.epoch >= self.config.epochs
+        self.save_checkpoint()
+        if self.callback is not None:
+            self.callback(self.model)
+
+    def save_checkpoint(self) -> None:
+        """The model with the optimizer's, the scaler's and the random generators' states, when
+        training has a checkpoint file."""
+        if self.checkpoint is not None:
+            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **_random_state(self.updates.device)})
 
 
 class _Interval:
