@@ -12,7 +12,7 @@ until the held-out perplexity of both directions first fell below the interpolat
 bigram model's on the same split (and, second figure, below 0.75 of it), measured every
 ``--eval-every`` steps. By default a preset trains for all its epochs; ``--minutes`` or
 ``--max-steps`` stop it early (the learning rate still follows the schedule of all its epochs).
-With ``--probes`` (a probe file such as ``data/probes/en_polysemy.tsv``), every evaluation also
+With ``--probes`` (a probe file such as ``en_polysemy.tsv``, one the course ships), every evaluation also
 runs the sense probe on the file's dev sentences, and a second table follows the run: perplexity
 and the mean leave-one-out 1-NN sense accuracy of layers 1 and 2 as training goes on, beside the
 untrained network's; it shows whether a better language model separates senses better.

@@ -541,7 +541,7 @@ def _layer_rows(corpus_name: str, model, measured: dict | None, profile: str, sa
 
 
 def _probe_file(language: str) -> Path | None:
-    """The probe file of a language: ``data/probes/<language>_*.tsv`` (the first, by name)."""
+    """The probe file of a language: ``course/data/probes/<language>_*.tsv`` (the first, by name)."""
     found = sorted((data_dir() / "probes").glob(f"{language}_*.tsv"))
     return found[0] if found else None
 
@@ -553,7 +553,7 @@ def _test_split(language: str):
 
     path = _probe_file(language)
     if path is None:
-        raise ProbeFileError(f"no probe file data/probes/{language}_*.tsv")
+        raise ProbeFileError(f"no probe file {data_dir() / 'probes'}/{language}_*.tsv")
     return path, read_probes(path, split="test")
 
 

@@ -7,7 +7,7 @@
     python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
     python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
-    python -m course probe --model elmo.pt --probes data/probes/en_polysemy.tsv [--json OUT]
+    python -m course probe --model elmo.pt --probes en_polysemy.tsv [--json OUT]
     python -m course claims [--profile full|smoke] [--json OUT] [--markdown]
     python -m course build [--profile full|smoke]
     python -m course assignments [--out build/assignments]
@@ -427,7 +427,8 @@ def make_parser() -> argparse.ArgumentParser:
     prober = commands.add_parser("probe", help="sense probe of an ELMo model per layer, with its controls")
     prober.add_argument("--model", required=True, help="an ELMo model file (train elmo --out)")
     prober.add_argument("--probes", required=True,
-                        help="probe file: word<TAB>sense<TAB>sentence[<TAB>split], with a header")
+                        help="probe file: word<TAB>sense<TAB>sentence[<TAB>split], with a header; "
+                        "en_polysemy.tsv or zh_polysemy.tsv: the course's own")
     prober.add_argument("--split", default=None, metavar="dev|test",
                         help="only the sentences of this split (the file needs a split column); default: all")
     prober.add_argument("--context-vectors", default=None, metavar="FILE",

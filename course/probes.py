@@ -1,6 +1,7 @@
 """Probes: what ELMo's layers know about a word's sense and its part of speech.
 
-Sense probes read a probe file (``data/probes/*.tsv``; the format is below), embed every
+Sense probes read a probe file (the course's are ``course/data/probes/*.tsv``, shipped inside the
+package and found by name with :func:`course.paths.probe_file`; the format is below), embed every
 sentence, and take the target word's vector from each layer. Two figures per layer:
 
 - ``knn_accuracy``: leave-one-out 1-nearest-neighbour sense accuracy: each occurrence takes the
@@ -50,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import ProbeFileError, SettingError
-from .paths import atomic_path
+from .paths import atomic_path, probe_file, probe_files
 
 HEADER = ("word", "sense", "sentence")
 SPLIT_HEADER = (*HEADER, "split")
@@ -75,7 +76,8 @@ def read_probes(path: str | os.PathLike, split: str | None = None) -> list[Probe
     """Read and check a probe file, all of it or one split.
 
     Args:
-        path: the probe file.
+        path: the probe file; a bare file name that is no file here, such as ``"en_polysemy.tsv"``,
+            names one the course ships (:func:`course.paths.probe_file`).
         split: ``"dev"`` or ``"test"`` for the sentences of that split only (the file needs a split
             column), None for every sentence.
 
@@ -90,7 +92,7 @@ def read_probes(path: str | os.PathLike, split: str | None = None) -> list[Probe
     """
     if split not in (None, *SPLITS):
         raise SettingError(f"the split must be dev or test (or none, for every sentence), got {split!r}")
-    path = Path(path)
+    path = _probe_path(path)
     lines = _probe_lines(path)
     header = tuple(field.strip().lower() for field in lines[0].split("\t")) if lines else ()
     if header not in (HEADER, SPLIT_HEADER):
@@ -117,11 +119,22 @@ def read_probes(path: str | os.PathLike, split: str | None = None) -> list[Probe
     return chosen
 
 
+def _probe_path(path: str | os.PathLike) -> Path:
+    """``path``, or, where it is a bare file name and no such file is here, the shipped probe file of
+    that name."""
+    path = Path(path)
+    if not path.exists() and len(path.parts) == 1 and path.name in {p.name for p in probe_files()}:
+        return probe_file(path.name)
+    return path
+
+
 def _probe_lines(path: Path) -> list[str]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
-        raise ProbeFileError(f"{path}: no such probe file") from None
+        shipped = ", ".join(p.name for p in probe_files())
+        raise ProbeFileError(f"{path}: no such probe file (the course ships {shipped}: give one of those names, "
+                             "or a path)") from None
     except IsADirectoryError:
         raise ProbeFileError(f"{path}: is a folder; give a probe file (word<TAB>sense<TAB>sentence)") from None
     except UnicodeDecodeError as exc:

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from course import paths
 from course.errors import OutputFileError
 from course.paths import atomic_path, check_writable
 
@@ -75,3 +76,23 @@ def test_a_read_only_folder_is_named(tmp_path, monkeypatch):
         with atomic_path(folder / "out.txt") as temporary:
             temporary.write_text("never")
     assert ".part" not in str(caught.value)
+
+
+
+def test_where_things_go_in_a_checkout_and_installed_without_one(tmp_path, monkeypatch):
+    for name in ("COURSE_CACHE", "COURSE_BUILD", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    root = paths.checkout()
+    assert root is not None and paths.cache_dir() == root / "data" / "cache" and paths.build_dir() == root / "build"
+    monkeypatch.setattr(paths, "checkout", lambda: None)  # as from a wheel in site-packages
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert paths.cache_dir() == tmp_path / "home" / ".cache" / "word-vectors-course"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert paths.cache_dir() == tmp_path / "xdg" / "word-vectors-course"
+    assert paths.build_dir() == tmp_path / "build"
+    assert paths.models_dir("smoke") == tmp_path / "build" / "models" / "smoke"
+    monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "b"))
+    assert paths.cache_dir() == tmp_path / "c" and paths.build_dir() == tmp_path / "b"
+    assert paths.data_dir() == paths.PACKAGE_DIR / "data"  # the package's own files, wherever it lives

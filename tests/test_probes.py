@@ -16,7 +16,7 @@ from conftest import assert_one_line_error
 from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
 from course.errors import ProbeFileError, SettingError
-from course.paths import data_dir
+from course.paths import probe_file, probe_files
 from course.probes import (
     bag_of_context_vectors,
     draw_splits,
@@ -109,6 +109,20 @@ def test_reader_rejects_malformed_files_with_a_clear_error(tmp_path, text, fragm
         assert fragment in message
 
 
+def test_shipped_probe_files_are_found_by_name_from_any_folder(tmp_path, monkeypatch):
+    assert [path.name for path in probe_files()] == ["en_polysemy.tsv", "zh_polysemy.tsv"]
+    assert probe_file("en_polysemy.tsv").parent.parent.parent.name == "course"  # inside the package
+    monkeypatch.chdir(tmp_path)
+    assert read_probes("zh_polysemy.tsv", split="test") == read_probes(probe_file("zh_polysemy.tsv"), split="test")
+    (tmp_path / "en_polysemy.tsv").write_text(GOOD, encoding="utf-8")
+    assert read_probes("en_polysemy.tsv") == read_probes(tmp_path / "en_polysemy.tsv")  # a file here comes first
+    for name in ("fr_polysemy.tsv", "../probes/en_polysemy.tsv"):
+        with pytest.raises(ProbeFileError, match="no such probe file ships with the course.*en_polysemy.tsv"):
+            probe_file(name)
+    with pytest.raises(ProbeFileError, match="no such probe file.*ships en_polysemy.tsv, zh_polysemy.tsv"):
+        read_probes("fr_polysemy.tsv")
+
+
 def test_reader_rejects_missing_and_non_utf8_files(tmp_path):
     with pytest.raises(ProbeFileError, match="no such probe file"):
         read_probes(tmp_path / "missing.tsv")
@@ -174,7 +188,7 @@ def test_draw_splits_is_stable_per_word_and_sense(tmp_path):
     ("en_polysemy.tsv", {"bank", "plant", "spring", "cell", "capital", "court", "party", "star"}, 2),
     ("zh_polysemy.tsv", {"包袱", "花", "门", "运动"}, 2)])
 def test_our_probe_files(name, words, senses, wiki):
-    path = data_dir() / "probes" / name
+    path = probe_file(name)
     probes = read_probes(path)
     assert {p.word for p in probes} == words
     per_sense = Counter((p.word, p.sense) for p in probes)
