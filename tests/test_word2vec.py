@@ -6,12 +6,17 @@ from course.corpus import from_sentences
 from course.errors import OutputFileError, SettingError
 from course.vocab import Vocabulary, VocabularyConfig
 from course.word2vec import (
+    Batch,
+    FastTrainer,
+    Word2Vec,
     Word2VecConfig,
     cbow_windows,
     hierarchical_softmax_loss,
     hierarchical_softmax_probabilities,
     negative_sampling_loss,
     skipgram_pairs,
+    train_reference,
+    train_window,
     train_word2vec,
 )
 
@@ -106,110 +111,128 @@ def _topics(seed=0, sentences=300):
     return from_sentences(text, name="topics"), animals, tools
 
 
-@pytest.mark.parametrize("arch,loss,damp", [("skipgram", "neg", False), ("cbow", "neg", False),
-                                            ("skipgram", "hs", False), ("cbow", "hs", False), ("skipgram", "hs", True)])
-def test_planted_topics_are_learned_and_loss_falls(arch, loss, damp, monkeypatch):
-    import course.word2vec
-
-    monkeypatch.setattr(course.word2vec, "CHUNK_WORDS", 250)  # many loss readings, the first five early on
-    corpus, animals, tools = _topics()
-    config = Word2VecConfig(arch=arch, loss=loss, dim=16, window=3, min_count=1, sample=0, epochs=8, lr=0.05,
-                            threads=2, device="cpu", batch_size=64, damp_tree_steps=damp)
-    model = train_word2vec(corpus, config, progress=False)
-    kv = model.keyed_vectors()
+def _topic_gap(kv, animals, tools):
     within = np.mean([kv.similarity(a, b) for a in animals for b in animals if a != b])
     across = np.mean([kv.similarity(a, t) for a in animals for t in tools])
-    assert within > across + 0.3, (within, across)
+    return within - across
+
+
+@pytest.mark.parametrize("arch,loss,damp", [("skipgram", "neg", False), ("cbow", "neg", False),
+                                            ("skipgram", "hs", False), ("cbow", "hs", False), ("skipgram", "hs", True)])
+def test_the_fast_trainer_learns_planted_topics_as_well_as_the_reference(arch, loss, damp, monkeypatch):
+    """The reference trainer (one window at a time, plain SGD) is the yardstick: the fast trainer, in
+    batches on two worker processes, must separate the topics as well and end at the same loss."""
+    from course.word2vec import trainer
+
+    monkeypatch.setattr(trainer, "CHUNK_WORDS", 250)  # many loss readings, the first five early on
+    corpus, animals, tools = _topics(sentences=150)
+    settings = dict(arch=arch, loss=loss, dim=16, window=3, min_count=1, sample=0, epochs=4, lr=0.05, device="cpu",
+                    damp_tree_steps=damp)
+    reference = train_reference(corpus, Word2VecConfig(**settings, threads=1))
+    model = train_word2vec(corpus, Word2VecConfig(**settings, threads=2, batch_size=64), progress=False)
+    gap, reference_gap = _topic_gap(model.keyed_vectors(), animals, tools), _topic_gap(reference.keyed_vectors(),
+                                                                                       animals, tools)
+    assert gap > 0.5 and gap > reference_gap - 0.15, (gap, reference_gap)
+    words = len(Vocabulary.from_corpus(corpus, min_count=1, specials=()).encode_corpus(corpus)[0])
+    last_epoch = [loss for done, loss in model.state.history if done > 3 * words]
+    assert np.mean(last_epoch) < 1.05 * reference.state.history[-1][1], (last_epoch, reference.state.history)
     losses = [loss for _, loss in model.state.history]
     assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.2
 
 
-def test_table_scores_and_sums_equal_those_of_gathered_rows():
-    from course.word2vec import _scores, _table_scores, _table_sums
-
-    generator = torch.Generator().manual_seed(2)
-    table, hidden = torch.randn(7, 5, generator=generator), torch.randn(4, 5, generator=generator)
-    ids = torch.tensor([[0, 0, 6], [3, 1, 1], [2, 2, 2], [5, 4, 0]])  # repeated ids within a row too
-    weights = torch.randn(4, 3, generator=generator)
-    rows = table[ids]  # (4, 3, 5)
-    torch.testing.assert_close(_table_scores(hidden, table, ids), _scores(hidden, rows))
-    torch.testing.assert_close(_table_sums(weights, table, ids), (weights.unsqueeze(2) * rows).sum(1))
+def _window_batch(centre, context, negatives):
+    return Batch(torch.tensor([context]), torch.tensor([centre]),
+                 None if negatives is None else torch.tensor([negatives]))
 
 
-def test_damped_tree_steps_are_at_most_a_quarter_newton_step():
-    from course.word2vec import _damped_scale
-
-    lr = 0.1
-    # summed |h|^2 of 10: lr * 10 = 1 -> a whole step; 40: 4 -> a quarter of it; 0.5 -> a whole step
-    curvature = torch.tensor([[10.0], [40.0], [0.5]], dtype=torch.float64)
-    torch.testing.assert_close(_damped_scale(curvature, lr), -lr * torch.tensor([[1.0], [0.25], [1.0]],
-                                                                               dtype=torch.float64))
-    torch.testing.assert_close(_damped_scale(2 * curvature, lr), -lr * torch.tensor([[0.5], [0.125], [1.0]],
-                                                                                   dtype=torch.float64))
+@pytest.mark.parametrize("arch,loss", [("skipgram", "neg"), ("cbow", "neg"), ("skipgram", "hs"), ("cbow", "hs")])
+def test_the_fast_trainers_steps_equal_the_references_window_by_window(arch, loss):
+    """A batch of one window: the fast trainer's step (sampled products, bags, scatter-adds, the
+    tree's nodes by bags) equals the reference's, made of the public losses."""
+    corpus = from_sentences([list("abcdefghij") * 3, list("aabbbcccdd") * 4], name="letters")
+    config = Word2VecConfig(arch=arch, loss=loss, dim=6, window=3, min_count=1, negative=4, device="cpu",
+                            damp_tree_steps=False)  # plain steps: the damping has a test of its own
+    vocab = Vocabulary.from_corpus(corpus, min_count=1, specials=())
+    reference, fast = Word2Vec(vocab, config), Word2Vec(vocab, config)
+    generator = torch.Generator().manual_seed(3)
+    for model in (reference, fast):
+        model.output_table.copy_(torch.randn(model.output_table.shape, generator=torch.Generator().manual_seed(3)))
+    tree, rng = vocab.huffman(), np.random.default_rng(6)
+    fast_trainer = FastTrainer(fast)
+    for _ in range(12):
+        centre = int(rng.integers(len(vocab)))
+        context = [int(word) for word in rng.integers(len(vocab), size=int(rng.integers(1, 6)))]  # repeats too
+        negatives = [int(word) for word in rng.integers(len(vocab), size=4)] if loss == "neg" else None
+        lr = float(torch.rand(1, generator=generator)) * 0.5
+        path = tree.points[centre, :tree.lengths[centre]], tree.codes[centre, :tree.lengths[centre]]
+        train_window(reference, centre, np.array(context), lr, negatives and np.array(negatives), path)
+        fast_trainer.train_batch(_window_batch(centre, context, negatives), lr)
+    torch.testing.assert_close(fast.input_vectors, reference.input_vectors)
+    torch.testing.assert_close(fast.output_table, reference.output_table)
+    assert not torch.equal(fast.input_vectors, Word2Vec(vocab, config).input_vectors)
 
 
 @pytest.mark.parametrize("arch", ["skipgram", "cbow"])
 @pytest.mark.parametrize("damp", [False, True])
-def test_tree_node_steps_equal_the_summed_gradients(arch, damp):
-    """The trainer's node updates (one bag per node for CBOW) equal -lr times the summed node
-    gradients of hierarchical_softmax_loss, scaled per node by the damping rule."""
-    from course.word2vec import Word2Vec, _hierarchical_softmax_terms, _scores
-
+def test_a_batchs_tree_steps_are_the_summed_gradients_damped_to_a_quarter_newton_step(arch, damp):
+    """A batch of windows through the tree: each inner node moves by -lr times the summed gradients of
+    hierarchical_softmax_loss over the windows whose path runs through it, times min(1, 1 / (lr * c)),
+    c the node's summed |h|^2 (damped), or times 1 (not damped); every input vector by its gradient."""
     corpus = from_sentences([list("abcdefghij") * 3, list("aabbbcccdd") * 4], name="letters")
-    config = Word2VecConfig(arch=arch, loss="hs", dim=5, min_count=1, device="cpu", damp_tree_steps=damp)
-    model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=1), config)
+    config = Word2VecConfig(arch=arch, loss="hs", dim=5, window=2, min_count=1, device="cpu", damp_tree_steps=damp)
+    vocab = Vocabulary.from_corpus(corpus, min_count=1, specials=())
+    model = Word2Vec(vocab, config)
     generator = torch.Generator().manual_seed(3)
     model.inner_node_vectors.copy_(torch.randn(model.inner_node_vectors.shape, generator=generator))
-    words = torch.arange(len(model.vocab))
-    centres = words[torch.from_numpy(np.argsort(model._leaf_ranks()))].repeat_interleave(3)  # leaf order
-    points, targets, path_mask = model._paths(centres)
-    codes = (1 - targets).long()
-    batch, longest = points.shape
-    hidden = 3 * torch.randn((batch, 4, 5) if arch == "skipgram" else (batch, 5), generator=generator)
-    mask = path_mask if arch == "cbow" else path_mask.unsqueeze(1).expand(-1, 4, -1).clone()
-    node_rows = model.inner_node_vectors[points]
-    _, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, node_rows, codes, mask)
-    lr = 0.05
+    model.input_vectors.copy_(3 * torch.randn(model.input_vectors.shape, generator=generator))  # long: damped
+    fast_trainer = FastTrainer(model)
+    words = torch.arange(len(vocab))
+    centres = words[torch.from_numpy(np.argsort(fast_trainer.tree.leaf_ranks))].repeat_interleave(3)  # leaf order
+    contexts = torch.randint(len(vocab), (len(centres), 4), generator=generator)
+    tree, lr = vocab.huffman(), 0.05
+    longest = int(tree.lengths.max())
+    points = torch.as_tensor(tree.points)[centres]
+    codes, mask = torch.as_tensor(tree.codes)[centres].long(), (torch.arange(longest) < torch.as_tensor(
+        tree.lengths)[centres, None]).float()
+    inputs = model.input_vectors[contexts]  # (B, 4, d)
+    hidden = inputs if arch == "skipgram" else inputs.mean(1)
+    node_mask = mask.unsqueeze(1).expand(-1, 4, -1) if arch == "skipgram" else mask
+    _, grad_hidden, grad_nodes = hierarchical_softmax_loss(hidden, model.inner_node_vectors[points], codes, node_mask)
     per_node = torch.zeros_like(model.inner_node_vectors).index_add_(0, points.view(-1), grad_nodes.view(-1, 5))
     if damp:
         sq_norms = hidden.square().sum(-1) if arch == "cbow" else hidden.square().sum(-1).sum(1)
-        entries = (sq_norms.unsqueeze(1) * path_mask).view(-1)
-        curvature = torch.zeros(len(per_node)).index_add_(0, points.view(-1), entries)
-        per_node *= (1 / (lr * curvature).clamp(min=1)).unsqueeze(1)
+        curvature = torch.zeros(len(per_node)).index_add_(0, points.view(-1), (sq_norms.unsqueeze(1) * mask).view(-1))
         assert (lr * curvature > 1).any()  # some node is damped
-    expected = model.inner_node_vectors - lr * per_node
-    _, d_scores = _hierarchical_softmax_terms(_scores(hidden, node_rows), targets, mask, need_loss=False)
-    model._add_node_steps(points, d_scores, hidden, mask, lr)
-    torch.testing.assert_close(model.inner_node_vectors, expected)
+        per_node *= (1 / (lr * curvature).clamp(min=1)).unsqueeze(1)
+    grad_inputs = grad_hidden if arch == "skipgram" else grad_hidden.unsqueeze(1).expand(-1, 4, -1)
+    expected_nodes = model.inner_node_vectors - lr * per_node
+    expected_inputs = model.input_vectors.index_add(0, contexts.view(-1), grad_inputs.reshape(-1, 5), alpha=-lr)
+    fast_trainer.train_batch(Batch(contexts, centres), lr)
+    torch.testing.assert_close(model.inner_node_vectors, expected_nodes)
+    torch.testing.assert_close(model.input_vectors, expected_inputs)
 
 
 @pytest.mark.parametrize("arch,loss", [("skipgram", "neg"), ("cbow", "neg"), ("skipgram", "hs"), ("cbow", "hs")])
-def test_a_chunk_trains_each_window_once_whatever_the_batching(arch, loss, wiki, monkeypatch):
+def test_a_chunk_trains_each_window_once_whatever_the_batching(arch, loss, wiki):
     """Batches are sorted (path length, context words) and skip-gram's contexts moved to the front and
     trimmed: every (centre, context word) pair of the chunk's windows must still be trained once."""
     from collections import Counter
 
-    from course.word2vec import Word2Vec, cbow_windows
-
     corpus = wiki.head(300)
-    config = Word2VecConfig(arch=arch, loss=loss, dim=8, min_count=2, device="cpu")
-    model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=2), config)
+    config = Word2VecConfig(arch=arch, loss=loss, dim=8, min_count=2, device="cpu", batch_size=64)
+    model = Word2Vec(Vocabulary.from_corpus(corpus, min_count=2, specials=()), config)
     ids, offsets = model.vocab.encode_corpus(corpus, unknown="drop")
     sentence = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    keep = model.vocab.keep_probabilities(config.sample)
-    seen = Counter()
-
-    def record(contexts, centres, negatives, lr, need_loss):
+    fast_trainer, seen = FastTrainer(model), Counter()
+    for batch in fast_trainer.batches(ids, sentence, np.random.default_rng(5)):
         if arch == "cbow" and loss == "hs":  # a batch's windows in the tree's leaf order
-            ranks = model._leaf_ranks()[centres.numpy()]
-            assert (np.diff(ranks) >= 0).all()
-        for centre, row in zip(centres.tolist(), contexts.tolist(), strict=True):
+            assert (np.diff(fast_trainer.tree.leaf_ranks[batch.centres.numpy()]) >= 0).all()
+        if loss == "neg":
+            assert batch.negatives.shape == (len(batch.centres), config.negative)
+        for centre, row in zip(batch.centres.tolist(), batch.contexts.tolist(), strict=True):
             seen.update((centre, context) for context in row if context >= 0)
-
-    monkeypatch.setattr(model, "_step", record)
-    noise = model._noise_table() if loss == "neg" else None
-    model._train_chunk(ids, sentence, keep, noise, np.random.default_rng(5), 64, len(ids), lambda: 0)
     rng = np.random.default_rng(5)  # the same draws, in the same order: the windows of the chunk
+    keep = model.vocab.keep_probabilities(config.sample)
     kept = rng.random(len(ids)) < keep[ids]
     centres, contexts = cbow_windows(ids[kept], sentence[kept], config.window, rng)
     expected = Counter((int(centre), int(context)) for centre, row in zip(centres, contexts, strict=True)
@@ -218,8 +241,6 @@ def test_a_chunk_trains_each_window_once_whatever_the_batching(arch, loss, wiki,
 
 
 def test_damping_changes_only_hierarchical_softmax(wiki):
-    from course.word2vec import Word2Vec
-
     corpus = wiki.head(800)
     for arch, loss, changes in (("skipgram", "hs", True), ("cbow", "hs", True), ("skipgram", "neg", False),
                                 ("cbow", "neg", False)):
@@ -321,10 +342,10 @@ def test_command_line_refuses_a_corpus_too_small_for_any_window(tmp_path):
 
 @pytest.mark.parametrize("threads", [1, 2])  # 2: in worker processes, whence the error must travel
 def test_a_diverging_run_stops_with_a_clear_error(monkeypatch, threads):
-    import course.word2vec
     from course.errors import TrainingDivergedError
+    from course.word2vec import trainer
 
-    monkeypatch.setattr(course.word2vec, "LOSS_EVERY", 1)
+    monkeypatch.setattr(trainer, "LOSS_EVERY", 1)
     config = Word2VecConfig(dim=16, window=3, min_count=1, epochs=2, threads=threads, lr=1e9, min_lr=1e9,
                             batch_size=64)
     with pytest.raises(TrainingDivergedError, match="diverged .* smaller --lr .* or --batch-size"):
