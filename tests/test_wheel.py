@@ -107,6 +107,7 @@ def test_the_installed_package_runs_from_any_folder(fresh):
     assert Path(where.strip()).is_relative_to(site), f"imported {where}, not the installed wheel"
     before = _package_files(site / "course")
 
+    assert "wiki-en" in _run([python.parent / "word-vectors-course", "corpus", "list"], work, env)  # the script
     info = _run([python, "-m", "course", "corpus", "info", "wiki-en"], work, env)
     assert "24,807" in info and "468,135" in info
     assert list((work.parent / "cache" / "word-vectors-course" / "corpora").glob("wiki-en-*.npz"))
