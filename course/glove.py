@@ -40,19 +40,17 @@ from __future__ import annotations
 
 import math
 import os
-import threading
-import time
 import warnings
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import devices
-from .checkpoints import check_resumable, checkpoint_errors, corpus_key, read_checkpoint, resumes, write_checkpoint
+from . import devices, hogwild
+from .checkpoints import corpus_key
 from .errors import SettingError, TrainingDivergedError
-from .vocab import Vocabulary, VocabularyConfig
+from .static import StaticVectorModel, TrainingState, run_epochs
+from .vocab import Vocabulary
 
 # The sparse CSR tensors below are stable for what they do here; torch warns about all of them.
 warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta state", category=UserWarning)
@@ -62,6 +60,11 @@ CHUNK_TOKENS = 4_000_000  # tokens per counting step: memory grows with it, not 
 # Memory per non-zero co-occurrence while GloVe trains on it: the counts, the entries with log X,
 # f(X) and their column order, and an epoch's shuffle (measured: 76 bytes before the first epoch).
 ENTRY_BYTES = 96
+# Hogwild workers as forked processes (course.hogwild) rather than threads. Measured on wiki-en-articles
+# with 2 workers on 2 cores, processes trained 0.78-0.87 times as many entries per second as threads:
+# a batch is a few large sparse products, which release the interpreter lock, so threads already run
+# in parallel, and processes add a fork per epoch. So GloVe keeps threads.
+IN_PROCESSES = False
 
 
 @dataclass(frozen=True)
@@ -293,25 +296,35 @@ def glove_loss(word_vectors, context_vectors, word_biases, context_biases, rows,
 
 
 @dataclass
-class TrainingState:
-    """Where training stands: finished epochs, entries seen, the non-zero entries per epoch, the
-    loss history (entries seen, mean loss per entry of each batch) and the seconds spent training."""
+class GloVeState(TrainingState):
+    """:class:`~course.static.TrainingState` counting ``entries_done``, the non-zero entries trained on
+    over all epochs, beside ``entries_per_epoch``; ``history`` holds (entries done, mean loss per
+    entry) of each batch."""
 
-    epochs_done: int = 0
     entries_done: int = 0
     entries_per_epoch: int = 0
-    history: list[tuple[int, float]] = field(default_factory=list)
-    seconds: float = 0.0
+
+    @property
+    def done(self) -> int:
+        return self.entries_done
+
+    def count(self, examples: int) -> None:
+        self.entries_done += examples
 
 
-class GloVe:
+class GloVe(StaticVectorModel):
     """A GloVe model over a :class:`~course.vocab.Vocabulary` (built without special tokens).
 
     Attributes:
         word_vectors, context_vectors: ``(V, d)`` float32, w and w~.
         word_biases, context_biases: ``(V,)`` float32, b and b~.
         gradsq: AdaGrad's accumulators, one tensor of the same shape per parameter, in that order.
+        state: a :class:`GloVeState`.
     """
+
+    FORMAT, NAME, Config, State = "course.glove/1", "GloVe", GloVeConfig, GloVeState
+    # AdaGrad follows no schedule, so a larger ``epochs`` simply trains on
+    RESUME_FREE = frozenset({"device", "threads", "vectors", "epochs"})
 
     def __init__(self, vocab: Vocabulary, config: GloVeConfig):
         import torch
@@ -334,8 +347,8 @@ class GloVe:
         self.word_biases = uniform(size)
         self.context_biases = uniform(size)
         self.gradsq = [torch.ones_like(p) for p in self.parameters()]
-        self.state = TrainingState()
-        self.trained_on: dict | None = None  # the corpus trained on (checkpoints.corpus_key), once training starts
+        self.state = GloVeState()
+        self.trained_on: dict | None = None
 
     def parameters(self) -> list:
         """``[word_vectors, context_vectors, word_biases, context_biases]``."""
@@ -351,18 +364,6 @@ class GloVe:
             return self.context_vectors
         return self.word_vectors + self.context_vectors
 
-    def keyed_vectors(self):
-        """The vectors as a gensim ``KeyedVectors``, most frequent word first."""
-        from .vectors import keyed_vectors
-
-        return keyed_vectors(self.vocab.words, self.vectors().float().cpu().numpy())
-
-    def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
-        """Write the vectors in word2vec format (text, or binary), atomically."""
-        from .vectors import save_vectors
-
-        return save_vectors(self.keyed_vectors(), path, binary=binary)
-
     def loss(self, cooccurrences: sp.csr_matrix, batch_size: int = 65_536) -> float:
         """Mean loss per non-zero entry of ``cooccurrences`` ``(V, V)`` under the current parameters."""
         import torch
@@ -377,37 +378,17 @@ class GloVe:
                 total += 0.5 * float((weights * diff * diff).sum())
         return total / max(1, len(entries[0]))
 
-    # ---------------------------------------------------------------------------- checkpoints
+    def checkpoint_tensors(self) -> dict:
+        return {"parameters": [p.cpu() for p in self.parameters()], "gradsq": [g.cpu() for g in self.gradsq]}
 
-    def save_checkpoint(self, path: str | os.PathLike) -> Path:
-        """Save everything needed to resume training (atomically)."""
-        payload = {
-            "format": "course.glove/1",
-            "config": asdict(self.config),
-            "words": [str(word) for word in self.vocab.words],  # plain str, never numpy.str_
-            "counts": self.vocab.counts.tolist(),
-            "parameters": [p.cpu() for p in self.parameters()],
-            "gradsq": [g.cpu() for g in self.gradsq],
-            "state": asdict(self.state),
-            "corpus": self.trained_on,
-        }
-        return write_checkpoint(path, payload)
+    def restore_tensors(self, payload: dict) -> None:
+        for mine, saved in zip(self.parameters() + self.gradsq, payload["parameters"] + payload["gradsq"], strict=True):
+            mine.copy_(saved)
 
-    @classmethod
-    def load_checkpoint(cls, path: str | os.PathLike, device: str | None = None) -> GloVe:
-        """Load a model saved by :meth:`save_checkpoint` (on ``device``, default: the saved one)."""
-        with checkpoint_errors(path, "GloVe"):
-            payload = read_checkpoint(path, "course.glove/1")
-            config = GloVeConfig(**{**payload["config"], **({"device": device} if device else {})})
-            model = cls(Vocabulary(payload["words"], payload["counts"], specials=()), config)
-            for mine, saved in zip(model.parameters() + model.gradsq, payload["parameters"] + payload["gradsq"],
-                                   strict=True):
-                mine.copy_(saved)
-            state = payload["state"]
-            model.state = TrainingState(state["epochs_done"], state["entries_done"], state["entries_per_epoch"],
-                                        [tuple(item) for item in state["history"]], state["seconds"])
-            model.trained_on = payload.get("corpus")
-            return model
+    def share_memory(self) -> None:
+        self.word_vectors, self.context_vectors, self.word_biases, self.context_biases = (
+            hogwild.shared_tensor(p) for p in self.parameters())
+        self.gradsq = [hogwild.shared_tensor(g) for g in self.gradsq]
 
     # ------------------------------------------------------------------------------- training
 
@@ -438,9 +419,6 @@ class GloVe:
             SettingError: no two vocabulary words occur within ``window`` of each other.
         """
         import torch
-        from tqdm.auto import tqdm
-
-        from .devices import keep_work_memory
 
         config = self.config
         if cooccurrences is None:
@@ -449,7 +427,10 @@ class GloVe:
             cooccurrences = self.cooccurrences(corpus)
         if cooccurrences.shape != (len(self.vocab), len(self.vocab)):
             raise ValueError(f"co-occurrences of shape {cooccurrences.shape} for a vocabulary of {len(self.vocab)}")
-        self._check_work_fits(corpus, cooccurrences.nnz, config.threads if self.device.type == "cpu" else 1)
+        on_cpu = self.device.type == "cpu"
+        workers = config.threads if on_cpu else 1
+        in_processes = IN_PROCESSES and on_cpu and workers > 1 and hogwild.can_fork()
+        self._check_work_fits(corpus, cooccurrences.nnz, workers, in_processes)
         entries = _device_entries(cooccurrences, config, self.device)
         size = len(entries.rows)
         if size == 0:
@@ -457,83 +438,39 @@ class GloVe:
             raise SettingError(f"corpus {name!r} is too small to train on: no two vocabulary words occur within "
                                f"window={config.window} of each other in a sentence (min_count={config.min_count})")
         self.state.entries_per_epoch = size
-        on_cpu = self.device.type == "cpu"
-        threads = config.threads if on_cpu else 1
         if corpus is not None:
             self.trained_on = corpus_key(corpus)
-        torch_threads = torch.get_num_threads()
-        if on_cpu:
-            keep_work_memory()
-            torch.set_num_threads(1)  # parallelism comes from the Hogwild threads; one thread is deterministic
-        bar = tqdm(total=config.epochs * size, initial=self.state.entries_done, unit="entry", unit_scale=True,
-                   desc="GloVe", disable=not progress)
-        lock, stop = threading.Lock(), threading.Event()
-        failures: list[BaseException] = []
-        pool: list[threading.Thread] = []
 
-        def work_through(epoch, order, starts) -> None:
-            try:
+        def epoch_work(epoch: int):
+            order = torch.from_numpy(np.random.default_rng([config.seed, epoch]).permutation(size)).to(self.device)
+
+            def train_batch(index: int, done) -> tuple[int, float]:
                 with torch.no_grad():
-                    while not stop.is_set():
-                        with lock:
-                            start = next(starts, None)
-                        if start is None:
-                            return
-                        batch = entries.batch(order[start:start + config.batch_size])
-                        loss = self._step(batch)
-                        if not math.isfinite(loss):
-                            raise TrainingDivergedError(
-                                f"training diverged (the loss became {loss}) in epoch {epoch + 1}: use a smaller "
-                                f"lr (now {config.lr}) or batch_size (now {config.batch_size})")
-                        with lock:
-                            self.state.entries_done += len(batch.rows)
-                            self.state.history.append((self.state.entries_done, loss / len(batch.rows)))
-                            bar.set_postfix(loss=f"{loss / len(batch.rows):.4f}", refresh=False)
-                            bar.update(len(batch.rows))
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-                failures.append(exc)
-                stop.set()
+                    batch = entries.batch(order[index * config.batch_size:(index + 1) * config.batch_size])
+                    loss = self._step(batch)
+                if not math.isfinite(loss):
+                    raise TrainingDivergedError(
+                        f"training diverged (the loss became {loss}) in epoch {epoch + 1}: use a smaller "
+                        f"lr (now {config.lr}) or batch_size (now {config.batch_size})")
+                return len(batch.rows), loss / len(batch.rows)
 
-        try:
-            for epoch in range(self.state.epochs_done, config.epochs):
-                begin = time.perf_counter()
-                order = torch.from_numpy(np.random.default_rng([config.seed, epoch]).permutation(size)).to(self.device)
-                starts = iter(range(0, size, config.batch_size))
-                pool = [threading.Thread(target=work_through, args=(epoch, order, starts), daemon=True)
-                        for _ in range(threads)]
-                for thread in pool:
-                    thread.start()
-                for thread in pool:
-                    while thread.is_alive():
-                        thread.join(timeout=callback_seconds)
-                        if callback is not None:
-                            callback(self)
-                if failures:
-                    raise failures[0]
-                self.state.epochs_done = epoch + 1
-                self.state.seconds += time.perf_counter() - begin
-                if checkpoint is not None:
-                    self.save_checkpoint(checkpoint)
-                if callback is not None:
-                    callback(self)
-        finally:
-            stop.set()  # an exception here (Ctrl-C, a callback's) also ends the workers
-            for thread in pool:
-                thread.join()
-            bar.close()
-            if on_cpu:
-                torch.set_num_threads(torch_threads)
+            return math.ceil(size / config.batch_size), train_batch
+
+        run_epochs(self, epoch_work, config.epochs * size, "entry", "GloVe", workers, in_processes, progress,
+                   checkpoint, callback, callback_seconds)
         return self
 
-    def _check_work_fits(self, corpus, entries: int, threads: int) -> None:
+    def _check_work_fits(self, corpus, entries: int, workers: int, in_processes: bool) -> None:
         """Refuse, before they are made, training arrays that cannot fit: :data:`ENTRY_BYTES` per
-        non-zero co-occurrence, each thread's batch (its entries, and rows of vectors and
-        gradients for the words it touches) and the copy of the vectors made for saving them."""
+        non-zero co-occurrence, each worker's batch (its entries, and rows of vectors and
+        gradients for the words it touches), the copies of the tables that worker processes share
+        and the copy of the vectors made for saving them."""
         config = self.config
         table = len(self.vocab) * config.dim * 4
         rows = min(config.batch_size, len(self.vocab))
         batch = config.batch_size * 80 + rows * config.dim * 4 * 8
-        on_device = threads * batch + (40 * entries if self.device.type == "cuda" else 0)
+        on_device = workers * batch + (40 * entries if self.device.type == "cuda" else 0)
+        on_device += 4 * table if in_processes else 0  # the parameters and AdaGrad's accumulators
         name = getattr(corpus, "name", "the counts")
         devices.check_memory(f"training GloVe on {name!r} ({entries:,} non-zero co-occurrences at window="
                              f"{config.window}, dim={config.dim:,}, batch_size={config.batch_size:,})",
@@ -617,14 +554,5 @@ def train_glove(corpus, config: GloVeConfig = GloVeConfig(), progress: bool = Tr
             corpus or with other settings; a run that would need more memory than there is.
         OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...), before counting.
     """
-    if resumes(checkpoint, resume):
-        model = GloVe.load_checkpoint(checkpoint, device=config.device)
-        free = {"device", "threads", "vectors", "epochs"}  # they change neither the counts nor the updates' maths
-        check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,
-                        asdict(config), free)
-        model.config = config
-    else:
-        vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
-                                                                max_size=config.max_vocab, specials=()))
-        model = GloVe(vocab, config)
+    model = GloVe.start(corpus, config, checkpoint, resume)
     return model.train(corpus, progress=progress, checkpoint=checkpoint, callback=callback)

@@ -138,7 +138,14 @@ def _topics(seed=0, sentences=200):
     return from_sentences(text, name="topics"), animals, tools
 
 
-def test_planted_topics_are_learned_and_loss_falls():
+@pytest.mark.parametrize("in_processes", [False, True])  # True: the workers are forked processes
+def test_planted_topics_are_learned_and_loss_falls(in_processes, monkeypatch):
+    import course.glove
+    from course import hogwild
+
+    if in_processes and not hogwild.can_fork():
+        pytest.skip("needs fork")
+    monkeypatch.setattr(course.glove, "IN_PROCESSES", in_processes)
     corpus, animals, tools = _topics()
     config = GloVeConfig(dim=10, window=3, min_count=1, epochs=30, lr=0.1, batch_size=16, threads=2, device="cpu")
     model = train_glove(corpus, config, progress=False)
