@@ -46,6 +46,8 @@ TITLES = {
     "analogy_3cosadd": "Analogy search with 3CosAdd",
     "sense_knn_accuracy": "The 1-nearest-neighbour sense probe",
     "scalar_mix": "ScalarMix: a learned mixture of the layers",
+    "entity_spans": "BIO labels to entities",
+    "entity_f1": "Entity-level precision, recall and F1",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 

@@ -31,6 +31,8 @@ from .vocab import Vocabulary
 __all__ = [
     "CheckFailed",
     "check_analogy_3cosadd",
+    "check_entity_f1",
+    "check_entity_spans",
     "check_glove_loss",
     "check_glove_weighting",
     "check_huffman_code",
@@ -984,3 +986,158 @@ def _mix_gradient_findings(mixed, s, gamma, upstream, mix) -> list[tuple[str, st
                                                  f"{_worst(grad, wanted)}; build the mix from {name} with torch "
                                                  "operations only"))
     return findings
+
+
+# ------------------------------------------------------------------------------ named entities
+
+ENTITY_KINDS = ("PER", "LOC", "ORG")
+
+
+def _random_labels(rng: np.random.Generator, length: int, well_formed: bool) -> list[str]:
+    """A BIO sequence; unless ``well_formed``, with ``I-`` after ``O`` and type changes inside a run."""
+    labels = []
+    for _ in range(length):
+        draw = rng.random()
+        if draw < 0.45:
+            labels.append("O")
+        elif labels and labels[-1] != "O" and draw < 0.8:
+            kind = labels[-1][2:] if well_formed or rng.random() < 0.7 else str(rng.choice(ENTITY_KINDS))
+            labels.append("I-" + kind)
+        else:
+            prefix = "B-" if well_formed or rng.random() < 0.7 else "I-"
+            labels.append(prefix + str(rng.choice(ENTITY_KINDS)))
+    return labels
+
+
+def _spans_as_tuples(value, where: str) -> list[tuple[str, int, int]]:
+    if not isinstance(value, list | tuple):
+        raise CheckFailed(_sentence(f"Return a list of (type, start, end) tuples, got {_describe(value)}", where))
+    out = []
+    for item in value:
+        if not isinstance(item, list | tuple) or len(item) != 3:
+            raise CheckFailed(_sentence(f"Each entity should be a (type, start, end) tuple, got {item!r}", where))
+        kind, start, end = item
+        try:
+            out.append((str(kind), int(start), int(end)))
+        except (TypeError, ValueError):
+            raise CheckFailed(_sentence(f"start and end should be whole numbers, got {item!r}", where)) from None
+    return out
+
+
+def _strict_spans(labels) -> list[tuple[str, int, int]]:
+    """Only the entities that begin with ``B-`` (an ``I-`` run that continues nothing is dropped)."""
+    from .ner import entity_spans
+
+    return [span for span in entity_spans(labels) if labels[span[1]].startswith("B-")]
+
+
+def _typeless_spans(labels) -> list[tuple[str, int, int]]:
+    """Runs of non-O labels, a ``B-`` starting a new one, whatever the types."""
+    from .ner import entity_spans
+
+    plain = [label if label == "O" else label[:2] + "X" for label in labels]
+    return [(labels[start][2:], start, end) for _, start, end in entity_spans(plain)]
+
+
+def _span_findings(labels, spans, reference) -> list[tuple[str, str]]:
+    findings = []
+    if spans == [(kind, start, end - 1) for kind, start, end in reference]:
+        findings.append(("inclusive", "Your ends are one short: return `end` exclusive, as Python slices are, so "
+                                      "that labels[start:end] is the whole entity"))
+    if spans == _strict_spans(labels) != reference:
+        findings.append(("strict", "An I-X that does not continue an entity of type X starts a new entity (the "
+                                   "CoNLL rule, as seqeval reads it); you drop it"))
+    if spans == _typeless_spans(labels) != reference:
+        findings.append(("types", "An I-Y right after an entity of type X starts a new entity of type Y; you "
+                                  "continue the old one"))
+    findings.append((GENERIC, f"For labels {labels} the entities are {reference}, your function gives {spans}"))
+    return findings
+
+
+def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -> None:
+    """Check ``function(labels) -> [(type, start, end), ...]``.
+
+    Inputs: a list of BIO labels (``"O"``, ``"B-PER"``, ``"I-LOC"``, ...), well-formed or not.
+    Expected: :func:`course.ner.entity_spans`: each entity's type, first position and the position
+    after its last, in order; an entity starts at ``B-X`` or at an ``I-X`` that continues no entity
+    of type X.
+    """
+    from .ner import entity_spans
+
+    rng, failures = _start(function, "entity_spans", seed, trials)
+    edges = [[], ["O", "I-PER", "I-PER"], ["B-PER", "I-PER", "O", "B-ORG", "B-ORG"], ["B-PER", "I-LOC"]]
+    cases = _sizes(trials, edges, lambda: _random_labels(rng, int(rng.integers(1, 16)), bool(rng.random() < 0.5)))
+    for labels in cases:
+        where = f"labels {labels}"
+        spans = _spans_as_tuples(_call(function, (list(labels),), shapes=f"({len(labels)},) labels"), where)
+        reference = entity_spans(labels)
+        if spans != reference:
+            failures.add(where, _span_findings(labels, spans, reference))
+    failures.raise_if_any()
+    _right(f"the entities of {trials} label sequences (well-formed and not, up to 15 labels) match the CoNLL rule.")
+
+
+def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
+    right = sum(len(set(g) & set(p)) for g, p in zip(gold_spans, predicted_spans, strict=True))
+    found, wanted = sum(map(len, predicted_spans)), sum(map(len, gold_spans))
+    precision = right / found if found else 0.0
+    recall = right / wanted if wanted else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:
+    from .ner import entity_spans
+
+    findings = []
+    tokens = [(g == p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)
+              if g != "O" or p != "O"]
+    if tokens and np.isclose(value[2], np.mean(tokens)):
+        findings.append(("tokens", "You count words; F1 counts entities: an entity is found only when its type "
+                                   "and both ends are right"))
+    typeless = _micro_scores([[(0, s, e) for _, s, e in entity_spans(g)] for g in gold],
+                             [[(0, s, e) for _, s, e in entity_spans(p)] for p in predicted])
+    if np.allclose(value, typeless) and not np.allclose(typeless, reference):
+        findings.append(("types", "An entity with the right ends but the wrong type is not found: compare the "
+                                  "type too"))
+    precision, recall = reference[0], reference[1]
+    if np.allclose(value[:2], [recall, precision]) and not np.isclose(precision, recall):
+        findings.append(("swapped", "Precision and recall are swapped: precision divides by the predicted "
+                                    "entities, recall by the gold ones"))
+    findings.append((GENERIC, f"Expected (precision, recall, F1) = ({reference[0]:.4f}, {reference[1]:.4f}, "
+                              f"{reference[2]:.4f}), your function gives ({value[0]:.4f}, {value[1]:.4f}, "
+                              f"{value[2]:.4f})"))
+    return findings
+
+
+def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> None:
+    """Check ``function(gold, predicted) -> (precision, recall, f1)``.
+
+    Inputs: two lists of label sequences, sentence by sentence of equal lengths. Expected: entity
+    precision, recall and F1 over all sentences together (micro-averaged, as ``seqeval`` and the
+    CoNLL script give them): an entity counts as found only when its type and both ends match; 0
+    where there is nothing to divide by.
+    """
+    from .ner import entity_spans
+
+    rng, failures = _start(function, "entity_f1", seed, trials)
+    edges = [([["O", "O"]], [["O", "O"]]), ([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "O", "B-ORG"]])]
+
+    def draw():
+        gold = [_random_labels(rng, int(rng.integers(1, 12)), True) for _ in range(int(rng.integers(1, 6)))]
+        predicted = [[label if rng.random() < 0.75 else str(rng.choice(["O", "B-PER", "I-PER", "B-LOC", "I-ORG"]))
+                      for label in sentence] for sentence in gold]
+        return gold, predicted
+
+    for gold, predicted in _sizes(trials, edges, draw):
+        where = f"gold {gold} and predicted {predicted}"
+        result = _call(function, ([list(s) for s in gold], [list(s) for s in predicted]),
+                       shapes=f"{len(gold)} sentences")
+        if isinstance(result, Mapping):
+            result = [result.get(key) for key in ("precision", "recall", "f1")]
+        value = _array(result, "(precision, recall, f1)", (3,), "", where)
+        reference = np.array(_micro_scores([entity_spans(g) for g in gold], [entity_spans(p) for p in predicted]))
+        if not _close(value, reference):
+            failures.add(where, _f1_findings(gold, predicted, value, reference))
+    failures.raise_if_any()
+    _right(f"precision, recall and F1 of {trials} taggings match the entity-level (CoNLL) measure.")

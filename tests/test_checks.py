@@ -102,6 +102,19 @@ def sense_knn_accuracy(vectors, senses, *, leave_out=True, cosine=True, fraction
     return correct / len(senses) if fraction else correct
 
 
+def entity_spans(labels):
+    from course.ner import entity_spans as reference
+
+    return reference(labels)
+
+
+def entity_f1(gold, predicted):
+    from seqeval.metrics import f1_score, precision_score, recall_score
+
+    return (precision_score(gold, predicted, zero_division=0), recall_score(gold, predicted, zero_division=0),
+            f1_score(gold, predicted, zero_division=0))
+
+
 def scalar_mix(layers, s, gamma, *, weights="softmax", with_gamma=True, summed=True, how="torch"):
     import torch
 
@@ -134,7 +147,35 @@ RIGHT = {
     "analogy_3cosadd": analogy_3cosadd,
     "sense_knn_accuracy": sense_knn_accuracy,
     "scalar_mix": scalar_mix,
+    "entity_spans": entity_spans,
+    "entity_f1": entity_f1,
 }
+
+
+def test_entity_mistakes_are_named():
+    def inclusive(labels):
+        return [(kind, start, end - 1) for kind, start, end in entity_spans(labels)]
+
+    def strict(labels):  # drops an I- that continues nothing
+        return [span for span in entity_spans(labels) if labels[span[1]].startswith("B-")]
+
+    for student, fragment in [(inclusive, "ends are one short"), (strict, "starts a new entity")]:
+        with pytest.raises(CheckFailed, match=fragment):
+            checks.check_entity_spans(student, seed=3)
+
+    def by_words(gold, predicted):
+        pairs = [(g == p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)
+                 if g != "O" or p != "O"]
+        value = float(np.mean(pairs)) if pairs else 0.0
+        return value, value, value
+
+    def swapped(gold, predicted):
+        precision, recall, f1 = entity_f1(gold, predicted)
+        return recall, precision, f1
+
+    for student, fragment in [(by_words, "You count words"), (swapped, "swapped")]:
+        with pytest.raises(CheckFailed, match=fragment):
+            checks.check_entity_f1(student, seed=3)
 
 
 def check_of(name):

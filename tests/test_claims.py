@@ -159,6 +159,11 @@ def smoke_build(tmp_path_factory):
     words = sorted({token for probe in probes for token in probe.tokens})
     vectors = np.random.default_rng(0).normal(size=(len(words), 10))
     save_vectors(keyed_vectors(words, vectors), folder / "skipgram-neg-wiki-en.txt")
+    rng = np.random.default_rng(1)   # notebook 09's learning curve, as it saves it
+    curve = [{"input": name, "labels": labels, "seed": seed, "f1": float(rng.uniform(0.2, 0.8))}
+             for name in ("learned", "word2vec", "glove", "elmo") for labels in (20, 60) for seed in (1, 2)]
+    curve += [{"input": "elmo-finetuned", "labels": 20, "seed": seed, "f1": 0.5} for seed in (1, 2)]
+    (folder / "ner-curve-peoples-daily-zh.json").write_text(json.dumps(curve), encoding="utf-8")
     return build
 
 
@@ -179,11 +184,14 @@ def test_measure_claims_gives_every_row(measured):
         "Contextual vectors separate word senses beyond every control (peoples-daily-zh)",
         "Syntax is learned low, senses high (peoples-daily-zh)",
         "A linear probe on the biLM's vectors tags parts of speech better than the most-frequent-tag baseline "
-        "(peoples-daily-zh)"]
+        "(peoples-daily-zh)",
+        "Pretrained vectors help most when labels are few",
+        "Contextual features beat static ones",
+        "Fine-tuning the biLM with the task beats using its layers as features"]
     for row in measured:  # a tiny model may lose, but everything is measured
         assert row.verdict in (HOLDS, FAILS), (row.claim, row.verdict)
         assert row.margin is not None and np.isfinite(row.margin)
-    language, static, english, chinese, layers, pos = measured[0], measured[2], *measured[3:]
+    language, static, english, chinese, layers, pos = measured[0], measured[2], *measured[3:7]
     assert "Kneser-Ney bigram" in language.controls and language.spread is None
     assert static.verdict == HOLDS and "skip-gram (wiki-en)" in static.measurement
     assert "bag of context (skip-gram)" in english.controls and "160 sentences" in english.measurement
@@ -195,7 +203,7 @@ def test_measure_claims_gives_every_row(measured):
 
 def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
     monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
-    for notebook in ("06", "07", "08"):
+    for notebook in ("06", "07", "08", "09"):
         rows = measure_claims("smoke", notebooks=(notebook,))
         assert rows == [row for row in measured if row.notebook == notebook]
 
@@ -237,7 +245,8 @@ def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build)
     (folder / "elmo-cpu-peoples-daily-zh.pt").write_bytes(b"not a model")
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     rows = measure_claims("smoke")
-    assert len(rows) == 7
+    assert len(rows) == 10
+    assert all(row.verdict.startswith("not measured: no ") and "run notebook 09" in row.verdict for row in rows[7:])
     static = rows[2]
     assert static.verdict == HOLDS and static.measurement.startswith("skip-gram (wiki-en)")
     english = [row for row in rows if row.claim.endswith("(wiki-en)")]
@@ -273,7 +282,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
     printed = capsys.readouterr().out
     assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert len(rows) == 7 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
+    assert len(rows) == 10 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
                                                "verdict"}
     assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("| claim | notebook |")

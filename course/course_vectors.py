@@ -1,0 +1,61 @@
+"""The static vectors the notebooks share: skip-gram and GloVe per corpus, trained once and kept.
+
+:func:`course_vectors` loads ``build/models/<kind>-<corpus>.txt`` (``build/models/smoke/`` in the
+smoke profile) or trains it with :func:`course_settings` and saves it, so notebook 07's skip-gram
+and notebook 09's word2vec and GloVe inputs are the same vectors. The settings follow notebooks 02
+and 04 (100 dimensions, minimum count 5); the smoke profile trains one or two epochs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .paths import models_dir
+from .settings import by_profile
+
+KINDS = ("skipgram-neg", "glove")
+
+
+def course_settings(kind: str, profile: str | None = None):
+    """The ``Word2VecConfig`` or ``GloVeConfig`` of the course's ``kind`` of vectors in ``profile``."""
+    if kind == "skipgram-neg":
+        from .word2vec import Word2VecConfig
+
+        return Word2VecConfig(arch="skipgram", loss="neg", dim=100, window=5, min_count=5, seed=1, threads=1,
+                              device="cpu", epochs=by_profile(profile, full=10, smoke=1))
+    if kind == "glove":
+        from .glove import GloVeConfig
+
+        return GloVeConfig(dim=100, window=10, min_count=5, seed=1, threads=1, device="cpu",
+                           epochs=by_profile(profile, full=15, smoke=2))
+    from .errors import SettingError
+
+    raise SettingError(f"unknown kind of course vectors {kind!r}: use one of {', '.join(KINDS)}")
+
+
+def vectors_path(kind: str, corpus_name: str, profile: str | None = None) -> Path:
+    """Where the course keeps them: ``build/models/<kind>-<corpus>.txt``."""
+    return models_dir(profile) / f"{kind}-{corpus_name}.txt"
+
+
+def course_vectors(kind: str, corpus_name: str, profile: str | None = None, progress: bool = False):
+    """The course's ``kind`` vectors (``"skipgram-neg"`` or ``"glove"``) of a corpus, as gensim
+    ``KeyedVectors``: loaded if saved, else trained on the whole corpus now and saved."""
+    from .corpus import load_corpus
+    from .vectors import load_vectors
+
+    config = course_settings(kind, profile)
+    path = vectors_path(kind, corpus_name, profile)
+    if path.is_file():
+        return load_vectors(path)
+    corpus = load_corpus(corpus_name, progress=False)
+    if kind == "glove":
+        from .glove import train_glove
+
+        model = train_glove(corpus, config, progress=progress)
+    else:
+        from .word2vec import train_word2vec
+
+        model = train_word2vec(corpus, config, progress=progress)
+    model.save_vectors(path)
+    return model.keyed_vectors()

@@ -1,0 +1,23 @@
+"""A named-entity tagger and the five inputs it can be given: what pretrained vectors carry into a task.
+
+One job per file:
+
+- :mod:`~course.tagger.config`: :class:`TaggerConfig` and the epochs for a number of labelled sentences;
+- :mod:`~course.tagger.inputs`: learned embeddings, frozen static vectors, ELMo's mixed layers
+  (frozen features or fine-tuned);
+- :mod:`~course.tagger.model`: :class:`Tagger`, the BiLSTM over any input;
+- :mod:`~course.tagger.training`: :func:`train_tagger` (epoch chosen on dev) and entity F1;
+- :mod:`~course.tagger.curves`: the learning curve, unseen-entity F1 and the claims' figures.
+"""
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as in course.elmo: before torch is imported
+
+from .config import INPUTS, TaggerConfig, epochs_for  # noqa: E402
+from .inputs import ElmoFeatures  # noqa: E402
+from .model import Tagger  # noqa: E402
+from .training import build_tagger, entity_scores, evaluate, train_tagger  # noqa: E402
+
+__all__ = ["INPUTS", "ElmoFeatures", "Tagger", "TaggerConfig", "build_tagger", "entity_scores", "epochs_for",
+           "evaluate", "train_tagger"]

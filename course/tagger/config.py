@@ -1,0 +1,79 @@
+"""The tagger's settings in one dataclass.
+
+One task model for every input, so that a difference in F1 is a difference of inputs:
+
+- ``input``: what each word is given as (:data:`INPUTS`): ``learned`` embeddings trained on the
+  labelled sentences alone; ``word2vec`` or ``glove``, frozen pretrained vectors; ``elmo``, the
+  frozen biLM's layers mixed by a task's :class:`~course.elmo.ScalarMix` and concatenated to the
+  learned embeddings (feature-based transfer, the paper's ``[x_k; ELMo_k]``); ``elmo-finetuned``,
+  the same with the biLM's weights trained along with the tagger (fine-tuning);
+- ``word_dim``: size of the learned embeddings; ``hidden_dim``: LSTM cells per direction;
+- ``dropout``: on the input vectors and on the BiLSTM's output; ``elmo_dropout``: on the mixed
+  ELMo vector (0.5 in the paper's taggers); ``mix_penalty``: lambda in the loss's lambda * ||w||^2
+  on the mix's weights (the paper: 0.001 keeps the mix near an average of the layers);
+- ``epochs``: passes over the labelled sentences; None takes :func:`epochs_for` their number;
+- ``lr``: Adam's rate for the tagger; ``finetune_lr``: for the biLM's weights when fine-tuned.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..errors import SettingError
+
+INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned")
+PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)
+MIN_EPOCHS, MAX_EPOCHS = 3, 40
+
+
+def epochs_for(num_sentences: int) -> int:
+    """Epochs for ``num_sentences`` labelled sentences: about ``PASSES`` sentences seen in all, and
+    between 3 and 40 epochs (100 sentences: 40 epochs; 300: 20; 1,000: 6; 2,000 and more: 3)."""
+    return min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(PASSES / max(1, num_sentences))))
+
+
+@dataclass(frozen=True)
+class TaggerConfig:
+    """Everything that defines a tagger and its training."""
+
+    input: str = "learned"
+    word_dim: int = 100
+    hidden_dim: int = 100
+    dropout: float = 0.5
+    elmo_dropout: float = 0.5
+    mix_penalty: float = 0.001
+    epochs: int | None = None
+    batch_size: int = 32
+    lr: float = 1e-2
+    finetune_lr: float = 3e-4
+    evaluations: int = 8  # dev-set evaluations over the run; the best one's weights are kept
+    seed: int = 1
+    device: str = "auto"
+
+    def __post_init__(self):
+        if self.input not in INPUTS:
+            raise SettingError(f"unknown tagger input {self.input!r}: use one of {', '.join(INPUTS)}")
+        for name in ("word_dim", "hidden_dim", "batch_size", "evaluations"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise SettingError(f"{name} must be a positive whole number, got {value!r}")
+        if self.epochs is not None and (not isinstance(self.epochs, int) or self.epochs < 1):
+            raise SettingError(f"epochs must be a positive whole number (or None), got {self.epochs!r}")
+        for name in ("dropout", "elmo_dropout"):
+            value = getattr(self, name)
+            if not 0 <= value < 1:
+                raise SettingError(f"{name} must be in [0, 1), got {value!r}")
+        for name in ("lr", "finetune_lr"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise SettingError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.mix_penalty) and self.mix_penalty >= 0):
+            raise SettingError(f"mix_penalty must be a number >= 0, got {self.mix_penalty!r}")
+
+    @property
+    def uses_elmo(self) -> bool:
+        return self.input.startswith("elmo")
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,109 @@
+"""The transfer experiment of notebook 09: entity F1 per input against the number of labelled sentences.
+
+:func:`learning_curve` trains one tagger per (input, number of labelled sentences, seed): the seed
+draws the labelled sentences (:meth:`course.ner.NerData.training_sentences`, nested across counts)
+and the tagger's weights, so each point's spread over seeds is the spread of both. Every tagger
+chooses its epoch on the same dev sentences and is measured once on the test sentences:
+
+- ``f1`` (with ``precision``, ``recall``): all test entities (:func:`~course.tagger.training.entity_scores`);
+- ``unseen_f1``: only entities none of whose words occur in the tagger's labelled sentences, the
+  words a tagger can only know from pretraining (:func:`unseen_entity_scores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..ner import NerData, TaggedSentence, entity_spans
+from .config import TaggerConfig
+from .inputs import ElmoFeatures
+from .training import entity_scores, train_tagger
+
+
+def unseen_entity_scores(test: Sequence[TaggedSentence], predicted, known_words: set[str]) -> dict:
+    """Precision, recall and F1 over the entities none of whose words is in ``known_words``.
+
+    Recall counts the gold entities of unseen words that were found exactly (type and both ends);
+    precision, the predicted entities of unseen words that are gold entities. ``entities``: the
+    number of gold entities of unseen words.
+    """
+    gold, found, right = 0, 0, 0
+    for sentence, labels in zip(test, predicted, strict=True):
+        def unseen(span, words=sentence.words):
+            return not any(word in known_words for word in words[span[1]:span[2]])
+
+        gold_spans = {span for span in entity_spans(sentence.labels) if unseen(span)}
+        predicted_spans = {span for span in entity_spans(labels) if unseen(span)}
+        gold, found = gold + len(gold_spans), found + len(predicted_spans)
+        right += len(gold_spans & predicted_spans)
+    precision = right / found if found else 0.0
+    recall = right / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "entities": gold}
+
+
+def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int],
+                   dev: Sequence[TaggedSentence], test: Sequence[TaggedSentence], vectors: dict | None = None,
+                   elmo=None, config: TaggerConfig = TaggerConfig(), on_run: Callable[[dict], None] | None = None
+                   ) -> list[dict]:
+    """Train and measure a tagger for every input, count and seed.
+
+    Args:
+        data: the data set (labelled sentences are drawn from ``data.train``).
+        inputs: names from :data:`~course.tagger.config.INPUTS`.
+        counts: numbers of labelled sentences (or ``"all"``).
+        dev, test: the sentences to choose the epoch on and to measure on.
+        vectors: ``{"word2vec": KeyedVectors, "glove": KeyedVectors}`` as the inputs need.
+        elmo: the pretrained biLM for the ``elmo`` inputs (its frozen layers are computed once).
+        config: the other settings (``input`` and ``seed`` are set per run).
+        on_run: called with each row as it is done (to print progress).
+
+    Returns:
+        One dict per run: ``input``, ``labels`` (sentences), ``seed``, ``f1``, ``precision``,
+        ``recall``, ``unseen_f1``, ``unseen_entities``, ``epochs``, ``best_epoch``, ``seconds``,
+        ``mix_weights`` (a list, ELMo inputs only), ``predicted`` (the test labels).
+    """
+    features = ElmoFeatures(elmo) if elmo is not None and "elmo" in inputs else None
+    rows = []
+    for name in inputs:
+        for count in counts:
+            for seed in seeds:
+                train = data.training_sentences(count, seed=seed)
+                run_config = TaggerConfig(**{**config.to_dict(), "input": name, "seed": seed})
+                tagger = train_tagger(train, dev, run_config, vectors=(vectors or {}).get(name), elmo=elmo,
+                                      features=features)
+                predicted = tagger.predict([s.words for s in test])
+                known = {word for sentence in train for word in sentence.words}
+                unseen = unseen_entity_scores(test, predicted, known)
+                weights = tagger.mix_weights()
+                row = {"input": name, "labels": len(train), "seed": seed,
+                       **entity_scores([s.labels for s in test], predicted),
+                       "unseen_f1": unseen["f1"], "unseen_entities": unseen["entities"],
+                       "epochs": tagger.history[-1]["epoch"], "best_epoch": tagger.best_epoch,
+                       "seconds": tagger.seconds, "mix_weights": None if weights is None else weights.tolist(),
+                       "predicted": predicted}
+                rows.append(row)
+                if on_run is not None:
+                    on_run(row)
+    return rows
+
+
+def curve_table(rows: Sequence[dict], measure: str = "f1") -> dict[str, dict[int, tuple[float, float]]]:
+    """``{input: {labels: (mean, half range over seeds)}}`` of ``measure`` (``"f1"``, ``"unseen_f1"``)."""
+    table: dict[str, dict[int, list[float]]] = {}
+    for row in rows:
+        table.setdefault(row["input"], {}).setdefault(row["labels"], []).append(row[measure])
+    return {name: {count: (float(np.mean(values)), (max(values) - min(values)) / 2)
+                   for count, values in sorted(by_count.items())} for name, by_count in table.items()}
+
+
+def paired_differences(rows: Sequence[dict], better: str, worse: str, labels: int,
+                       measure: str = "f1") -> np.ndarray:
+    """``better``'s ``measure`` minus ``worse``'s, seed by seed (the same labelled sentences), at ``labels``."""
+    def by_seed(name):
+        return {row["seed"]: row[measure] for row in rows if row["input"] == name and row["labels"] == labels}
+
+    a, b = by_seed(better), by_seed(worse)
+    return np.array([a[seed] - b[seed] for seed in sorted(set(a) & set(b))])
