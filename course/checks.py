@@ -1078,12 +1078,10 @@ def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -
 
 
 def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
+    from .ner import entity_scores_from_counts
+
     right = sum(len(set(g) & set(p)) for g, p in zip(gold_spans, predicted_spans, strict=True))
-    found, wanted = sum(map(len, predicted_spans)), sum(map(len, gold_spans))
-    precision = right / found if found else 0.0
-    recall = right / wanted if wanted else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
+    return entity_scores_from_counts(right, sum(map(len, predicted_spans)), sum(map(len, gold_spans)))
 
 
 def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:

@@ -185,7 +185,7 @@ def train_tagger_command(args) -> int:
     config = TaggerConfig(input=args.input, epochs=args.epochs, seed=args.seed, device=args.device)
     resolve_device(config.device)
     _check_json_out(args.out)
-    labels = args.labels if args.labels == "all" else int(args.labels) if args.labels.isdigit() else args.labels
+    labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
     if config.input in ("word2vec", "glove") and not args.vectors:
         raise SettingError(f"--input {config.input} needs --vectors FILE (a word2vec-format file, e.g. from "
                            f"python -m course train {'glove' if config.input == 'glove' else 'word2vec'})")

@@ -225,6 +225,14 @@ def entity_spans(labels) -> list[tuple[str, int, int]]:
     return spans
 
 
+def entity_scores_from_counts(found: int, predicted: int, gold: int) -> tuple[float, float, float]:
+    """(precision, recall, F1) from ``found`` entities right out of ``predicted`` ones and ``gold`` ones; 0 where
+    there is nothing to divide by."""
+    precision = found / predicted if predicted else 0.0
+    recall = found / gold if gold else 0.0
+    return precision, recall, 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
 # ------------------------------------------------------------------------------------ data set
 
 
@@ -254,8 +262,3 @@ def ner_data(path: str | os.PathLike | None = None) -> NerData:
                                     f"dev and test 8:1:1; the file needs at least {BLOCK * 10} paragraphs)")
     return NerData(splits["train"], splits["dev"], splits["test"], source=str(path))
 
-
-def unseen_entities(spans_by_sentence, sentences, known_words: set[str]):
-    """The entities none of whose words occur in ``known_words``: ``[(sentence, type, start, end)]``."""
-    return [(i, kind, start, end) for i, (sentence, spans) in enumerate(zip(sentences, spans_by_sentence, strict=True))
-            for kind, start, end in spans if not any(w in known_words for w in sentence.words[start:end])]

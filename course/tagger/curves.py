@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ner import NerData, TaggedSentence, entity_spans
+from ..ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
 from .config import TaggerConfig
 from .inputs import ElmoFeatures
 from .training import entity_scores, train_tagger
@@ -38,9 +38,7 @@ def unseen_entity_scores(test: Sequence[TaggedSentence], predicted, known_words:
         predicted_spans = {span for span in entity_spans(labels) if unseen(span)}
         gold, found = gold + len(gold_spans), found + len(predicted_spans)
         right += len(gold_spans & predicted_spans)
-    precision = right / found if found else 0.0
-    recall = right / gold if gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    precision, recall, f1 = entity_scores_from_counts(right, found, gold)
     return {"precision": precision, "recall": recall, "f1": f1, "entities": gold}
 
 
@@ -98,12 +96,3 @@ def curve_table(rows: Sequence[dict], measure: str = "f1") -> dict[str, dict[int
     return {name: {count: (float(np.mean(values)), (max(values) - min(values)) / 2)
                    for count, values in sorted(by_count.items())} for name, by_count in table.items()}
 
-
-def paired_differences(rows: Sequence[dict], better: str, worse: str, labels: int,
-                       measure: str = "f1") -> np.ndarray:
-    """``better``'s ``measure`` minus ``worse``'s, seed by seed (the same labelled sentences), at ``labels``."""
-    def by_seed(name):
-        return {row["seed"]: row[measure] for row in rows if row["input"] == name and row["labels"] == labels}
-
-    a, b = by_seed(better), by_seed(worse)
-    return np.array([a[seed] - b[seed] for seed in sorted(set(a) & set(b))])
