@@ -31,6 +31,7 @@ from .vocab import Vocabulary
 __all__ = [
     "CheckFailed",
     "check_analogy_3cosadd",
+    "check_discriminative_rates",
     "check_entity_f1",
     "check_entity_spans",
     "check_glove_loss",
@@ -41,6 +42,7 @@ __all__ = [
     "check_noise_distribution",
     "check_scalar_mix",
     "check_sense_knn_accuracy",
+    "check_slanted_triangular",
 ]
 
 RTOL = 1e-5  # relative tolerance of every comparison: room for float32 arithmetic, far below any mistake
@@ -1139,3 +1141,75 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
             failures.add(where, _f1_findings(gold, predicted, value, reference))
     failures.raise_if_any()
     _right(f"precision, recall and F1 of {trials} taggings match the entity-level (CoNLL) measure.")
+
+
+def check_slanted_triangular(function, *, seed: int | None = None, trials: int = 40) -> None:
+    """Check ``function(step, total_steps, max_rate, cut_frac, ratio) -> rate``.
+
+    Expected: :func:`course.ulmfit.slanted_triangular`, ULMFiT's slanted triangular learning rate:
+    cut = floor(T cut_frac), a linear rise from ``max_rate / ratio`` to ``max_rate`` at step cut,
+    then a linear fall back to ``max_rate / ratio`` at step T.
+    """
+    from .ulmfit.schedules import slanted_triangular
+
+    rng, failures = _start(function, "slanted_triangular", seed, trials)
+    edges = [(0, 1_000, 0.01, 0.1, 32.0), (100, 1_000, 0.01, 0.1, 32.0), (1_000, 1_000, 0.01, 0.1, 32.0),
+             (55, 1_000, 0.01, 0.1, 32.0), (7, 25, 0.5, 0.3, 8.0)]
+
+    def draw():
+        total = int(rng.integers(10, 5_000))
+        return (int(rng.integers(0, total + 1)), total, float(rng.uniform(1e-4, 0.1)), float(rng.uniform(0.05, 0.5)),
+                float(rng.uniform(2, 64)))
+
+    for case in _sizes(trials, edges, draw):
+        step, total, top, cut_frac, ratio = case
+        where = f"step {step} of {total}, max_rate {top:.4g}, cut_frac {cut_frac:.3g}, ratio {ratio:.3g}"
+        value = _number(_call(function, case, shapes="five numbers"), "the rate", where)
+        reference = slanted_triangular(*case)
+        if not _close(value, reference, atol=1e-12):
+            cut = max(1, int(total * cut_frac))
+            findings = []
+            if np.isclose(value, top * (step / cut if step < cut else 1 - (step - cut) / (cut * (1 / cut_frac - 1)))):
+                findings.append(("no_ratio", "Your rate falls to 0: the lowest rate is max_rate / ratio, "
+                                             "eta_t = max_rate (1 + p (ratio - 1)) / ratio"))
+            if step >= cut and np.isclose(value, top * (1 + (step / cut) * (ratio - 1)) / ratio):
+                findings.append(("no_fall", "After the cut the rate must fall: "
+                                            "p = 1 - (t - cut) / (cut (1/cut_frac - 1))"))
+            findings.append((GENERIC, f"Your rate is {value:.6g}; it should be {reference:.6g}"))
+            failures.add(where, findings)
+    failures.raise_if_any()
+    _right(f"the slanted triangular rates of {trials} steps (rise, peak, fall, both ends) match ULMFiT's formula.")
+
+
+def check_discriminative_rates(function, *, seed: int | None = None, trials: int = 30) -> None:
+    """Check ``function(top_rate, num_groups, factor) -> list of rates``, bottom group first.
+
+    Expected: :func:`course.ulmfit.discriminative_rates`: the top group gets ``top_rate``, each
+    group below it ``factor`` times less.
+    """
+    from .ulmfit.schedules import discriminative_rates
+
+    rng, failures = _start(function, "discriminative_rates", seed, trials)
+    edges = [(0.01, 4, 2.6), (0.01, 1, 2.6), (0.004, 3, 1.0)]
+
+    def draw():
+        return float(rng.uniform(1e-4, 0.1)), int(rng.integers(1, 8)), float(rng.uniform(1, 4))
+
+    for case in _sizes(trials, edges, draw):
+        top, groups, factor = case
+        where = f"top_rate {top:.4g}, {groups} groups, factor {factor:.3g}"
+        reference = discriminative_rates(*case)
+        value = _array(_call(function, case, shapes="three numbers"), "the rates", (groups,), "(num_groups,)", where)
+        if not _close(value, reference, atol=1e-12):
+            findings = []
+            if _close(value[::-1], reference, atol=1e-12):
+                findings.append(("order", "Your rates are top group first: give the bottom group (the token encoder) "
+                                          "first and the top group (the head) last"))
+            subtracted = [top - (groups - 1 - g) * top / factor for g in range(groups)]
+            if groups > 1 and _close(value, subtracted, atol=1e-12):
+                findings.append(("subtract", "Each group down divides by the factor; it does not subtract"))
+            findings.append((GENERIC, f"Your rates are {np.round(value, 6).tolist()}; they should be "
+                                      f"{np.round(reference, 6).tolist()}"))
+            failures.add(where, findings)
+    failures.raise_if_any()
+    _right(f"the rates of {trials} stacks of layer groups match eta^(l-1) = eta^l / factor, bottom group first.")

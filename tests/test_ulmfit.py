@@ -159,7 +159,7 @@ def test_fine_tuning_the_lm_lowers_the_target_domains_perplexity_and_leaves_the_
 def test_an_lm_of_another_vocabulary_is_refused(toy_lm):
     with pytest.raises(SettingError, match="another vocabulary"):
         check_vocabulary(toy_lm, [["我们", "喜欢", "这", "本书"]])
-    assert check_vocabulary(toy_lm, [["good1", "nice", "zzz"]]) == pytest.approx(2 / 3)
+    assert check_vocabulary(toy_lm, [["good1", "nice", "zzz"]]) == pytest.approx(9 / 12)  # z: never read
 
 
 def test_a_classifier_checkpoint_resumes_to_the_same_classifier(toy_lm, tmp_path):

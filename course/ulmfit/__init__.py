@@ -16,7 +16,7 @@ fine-tuned on the labels. One job per file:
 
 from .classifier import Classifier, FeatureClassifier, concat_pool
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
-from .language_model import ForwardLM, check_vocabulary, coverage
+from .language_model import ForwardLM, character_coverage, check_vocabulary, coverage
 from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
 from .training import (
                        error_rate,
@@ -33,6 +33,7 @@ __all__ = [
     "FeatureClassifier",
     "ForwardLM",
     "LanguageModelConfig",
+    "character_coverage",
     "check_vocabulary",
     "concat_pool",
     "coverage",

@@ -29,13 +29,13 @@ from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
 
-PASSES = 5_000  # labelled reviews seen in training, about, when epochs is None (see epochs_for)
+PASSES = 3_000  # labelled reviews seen in training, about, when epochs is None (see epochs_for)
 MIN_EPOCHS, MAX_EPOCHS = 5, 20
 
 
 def epochs_for(num_reviews: int) -> int:
     """Epochs for ``num_reviews`` labelled reviews: about ``PASSES`` reviews seen, between 5 and 20
-    epochs (100 reviews: 20; 300: 17; 1,000 and more: 5); at least 5, so gradual unfreezing has
+    epochs (100 reviews: 20; 300: 10; 1,000 and more: 5); at least 5, so gradual unfreezing has
     reached every layer group (4 of them) before the last epoch."""
     return min(MAX_EPOCHS, max(MIN_EPOCHS, math.ceil(PASSES / max(1, num_reviews))))
 

@@ -25,7 +25,7 @@ from ..elmo.batching import SentenceBatch
 from ..elmo.bilm import BiLM
 from ..errors import SettingError
 
-MIN_COVERAGE = 0.5  # a classifier's LM must know at least this share of the labelled texts' words
+MIN_COVERAGE = 0.5  # a classifier's LM must read at least this share of the labelled texts' characters
 
 
 class ForwardLM(nn.Module):
@@ -87,18 +87,27 @@ def coverage(lm, sentences) -> float:
     return sum(word in known for word in words) / max(len(words), 1)
 
 
-def check_vocabulary(lm, sentences, where: str = "the LM") -> float:
-    """Refuse an LM of another vocabulary: one whose softmax knows less than :data:`MIN_COVERAGE`
-    of the words of ``sentences`` (an English LM under Chinese reviews knows almost none).
+def character_coverage(lm, sentences) -> float:
+    """The share of the characters of ``sentences``' words that the character vocabulary of ``lm``
+    (a :class:`ForwardLM` or an :class:`~course.elmo.Elmo`) holds: what its input side can read."""
+    known = lm.characters.char_to_id
+    characters = [ch for sentence in sentences for word in sentence for ch in word]
+    return sum(ch in known for ch in characters) / max(len(characters), 1)
 
-    ``lm``: a :class:`ForwardLM` or an :class:`~course.elmo.Elmo`. Returns the coverage.
+
+def check_vocabulary(lm, sentences, where: str = "the LM") -> float:
+    """Refuse an LM of another vocabulary: one that can read less than :data:`MIN_COVERAGE` of the
+    characters of ``sentences`` (an English LM under Chinese reviews reads almost none; a small
+    Chinese LM whose softmax lacks many review words still reads their characters).
+
+    ``lm``: a :class:`ForwardLM` or an :class:`~course.elmo.Elmo`. Returns the character coverage.
 
     Raises:
         SettingError: one line with the coverage and what to do.
     """
-    share = coverage(lm, sentences)
+    share = character_coverage(lm, sentences)
     if share < MIN_COVERAGE:
-        raise SettingError(f"{where} knows {share:.1%} of the words of these texts (at least {MIN_COVERAGE:.0%} "
+        raise SettingError(f"{where} knows {share:.1%} of the characters of these texts (at least {MIN_COVERAGE:.0%} "
                            f"needed): it was trained on another vocabulary (another language or corpus); pretrain "
                            f"it on text like these, e.g. the Chinese biLM of python -m course train elmo --corpus "
                            f"peoples-daily-zh")

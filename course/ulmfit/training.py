@@ -30,7 +30,7 @@ from ..devices import resolve_device
 from ..elmo.batching import LanguageModelData
 from ..elmo.precision import autocast, autocast_dtype
 from ..errors import SettingError
-from ..tagger.training import evaluation_epochs
+from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
 from .language_model import ForwardLM, check_vocabulary
@@ -203,14 +203,12 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
         for index, group in enumerate(groups):
             group.requires_grad_(index >= len(groups) - unfrozen)
         classifier.train()
-        rng = np.random.default_rng([config.seed, epoch])
         torch.manual_seed(config.seed * 1_000 + epoch)
-        order, losses = rng.permutation(len(train)), []
-        for start in range(0, len(order), config.batch_size):
-            rows = order[start:start + config.batch_size]
+        losses = []
+        for number, rows in enumerate(batches(train, config.batch_size, np.random.default_rng([config.seed, epoch]))):
             if len(rows) < 2:  # batch normalisation needs two examples
                 continue
-            step = (epoch - 1) * steps_per_epoch + start // config.batch_size
+            step = (epoch - 1) * steps_per_epoch + number
             _set_rates(optimizer, _schedule_scale(config, step, total_steps))
             with autocast(device, dtype):
                 logits = classifier([train[i].words for i in rows])
@@ -305,12 +303,11 @@ def train_feature_classifier(train, dev, features, config: ClassifierConfig = Cl
     history, best, started = [], (math.inf, None, 0), time.perf_counter()
     for epoch in range(1, epochs + 1):
         model.train()
-        order, losses = np.random.default_rng([config.seed, epoch]).permutation(len(train)), []
-        for start in range(0, len(order), config.batch_size):
-            rows = order[start:start + config.batch_size]
+        losses = []
+        for number, rows in enumerate(batches(train, config.batch_size, np.random.default_rng([config.seed, epoch]))):
             if len(rows) < 2:
                 continue
-            _set_rates(optimizer, _schedule_scale(config, (epoch - 1) * steps_per_epoch + start // config.batch_size,
+            _set_rates(optimizer, _schedule_scale(config, (epoch - 1) * steps_per_epoch + number,
                                                   epochs * steps_per_epoch))
             loss = torch.nn.functional.cross_entropy(model([train[i].words for i in rows]),
                                                      torch.from_numpy(labels[rows]).to(device))
