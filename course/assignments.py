@@ -48,6 +48,8 @@ TITLES = {
     "scalar_mix": "ScalarMix: a learned mixture of the layers",
     "entity_spans": "BIO labels to entities",
     "entity_f1": "Entity-level precision, recall and F1",
+    "slanted_triangular": "The slanted triangular learning rate",
+    "discriminative_rates": "Discriminative learning rates per layer group",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 
