@@ -119,7 +119,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     model.bilm.train()
     updates = _Updates(model.bilm, config, device, dtype, saved)
     _start_random_state(config, device, saved)
-    with _cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
+    with cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
         _Run(model, train, heldout, updates, bar, checkpoint, callback).epochs(_Limits(max_steps, max_seconds))
     model.bilm.eval()
     return model
@@ -173,7 +173,7 @@ def _random_state(device: torch.device) -> dict:
 
 
 @contextmanager
-def _cpu_threads(device: torch.device, threads: int):
+def cpu_threads(device: torch.device, threads: int):
     """On the CPU, train with ``threads`` threads, and give back the number there was afterwards."""
     before = torch.get_num_threads()
     if device.type == "cpu":

@@ -29,6 +29,7 @@ from ..checkpoints import checkpoint_errors, read_checkpoint, resumes, write_che
 from ..devices import resolve_device
 from ..elmo.batching import LanguageModelData
 from ..elmo.precision import autocast, autocast_dtype
+from ..elmo.training import cpu_threads
 from ..errors import SettingError
 from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
@@ -117,9 +118,20 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     dtype = autocast_dtype(elmo.config, device)
     torch.manual_seed(config.seed)
     total_steps = config.epochs * len(data.batches(config.batch_tokens))
-    step, losses, history = 0, [], []
     bar = _progress(total_steps, progress, "LM fine-tuning", "step")
     lm.train()
+    with cpu_threads(device, config.threads):
+        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar)
+    bar.close()
+    lm.eval()
+    model.history = history
+    return model
+
+
+def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar) -> list[dict]:
+    """The steps of :func:`fine_tune_lm`; returns the mean loss of each tenth of them."""
+    clip_norm = lm.elmo_config.clip_norm
+    step, losses, history = 0, [], []
     for epoch in range(config.epochs):
         for group in data.batches(config.batch_tokens, np.random.default_rng([config.seed, epoch])):
             _set_rates(optimizer, _schedule_scale(config, step, total_steps))
@@ -127,7 +139,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
                 loss, _ = lm.batch_loss(data.batch(group).to(device))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for g in groups for p in g.parameters()], elmo.config.clip_norm)
+            torch.nn.utils.clip_grad_norm_([p for g in groups for p in g.parameters()], clip_norm)
             optimizer.step()
             losses.append(loss.item())
             step += 1
@@ -135,10 +147,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
             if step % max(1, total_steps // 10) == 0 or step == total_steps:
                 history.append({"step": step, "loss": float(np.mean(losses))})
                 losses = []
-    bar.close()
-    lm.eval()
-    model.history = history
-    return model
+    return history
 
 
 def error_rate(model, reviews) -> float:
@@ -196,6 +205,22 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
     if continuing:
         run = _resume(checkpoint, classifier, optimizer, identity)
     labels = np.array([r.label for r in train])
+    with cpu_threads(device, config.threads):
+        _epochs(train, dev, classifier, optimizer, config, run, identity, labels, epochs, total_steps, device, dtype,
+                progress, checkpoint)
+    classifier.requires_grad_(True)
+    classifier.load_state_dict(run["best"][1])
+    classifier.eval()
+    classifier.history, classifier.best_epoch = run["history"], run["best"][2]
+    classifier.epochs, classifier.seconds = epochs, run["seconds"]
+    return classifier
+
+
+def _epochs(train, dev, classifier, optimizer, config, run, identity, labels, epochs, total_steps, device, dtype,
+            progress, checkpoint) -> None:
+    """The epochs of :func:`train_classifier` from where ``run`` stands, recorded in ``run``."""
+    groups = classifier.layer_groups()
+    steps_per_epoch = math.ceil(len(train) / config.batch_size)
     bar = _progress(epochs, progress, "classifier", "epoch", initial=run["epoch"])
     for epoch in range(run["epoch"] + 1, epochs + 1):
         started = time.perf_counter()
@@ -231,12 +256,6 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
             _save(checkpoint, classifier, optimizer, run, identity)
         bar.update(1)
     bar.close()
-    classifier.requires_grad_(True)
-    classifier.load_state_dict(run["best"][1])
-    classifier.eval()
-    classifier.history, classifier.best_epoch = run["history"], run["best"][2]
-    classifier.epochs, classifier.seconds = epochs, run["seconds"]
-    return classifier
 
 
 def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
