@@ -30,9 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from .errors import CourseError, SettingError
+from .errors import CourseError
+from .labelled import draw_nested
 from .tokenize import CHINESE_SENTENCE_END
 
 ENTITY_TYPES = {"nr": "PER", "ns": "LOC", "nt": "ORG"}
@@ -86,17 +85,7 @@ class NerData:
         Raises:
             SettingError: more sentences asked for than the training split has, or fewer than 1.
         """
-        available = len(self.train)
-        if count == "all":
-            count = available
-        if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
-            raise SettingError(f"the number of labelled sentences must be a positive whole number or 'all', "
-                               f"got {count!r}")
-        if count > available:
-            raise SettingError(f"{count:,} labelled sentences asked for, but the training split of {self.source} "
-                               f"has {available:,}: ask for at most that, or 'all'")
-        order = np.random.default_rng(seed).permutation(available)
-        return [self.train[i] for i in order[:count]]
+        return draw_nested(self.train, count, seed, "sentences", self.source)
 
 
 # ------------------------------------------------------------------------------ reading the file

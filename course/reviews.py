@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SettingError
+from .labelled import draw_nested
 from .ner import LabelledFileError
 
 LABELS = ("negative", "positive")  # label ids 0 and 1
@@ -77,17 +78,7 @@ class ReviewData:
         Raises:
             SettingError: more reviews asked for than the training split has, or fewer than 1.
         """
-        available = len(self.train)
-        if count == "all":
-            count = available
-        if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
-            raise SettingError(f"the number of labelled reviews must be a positive whole number or 'all', "
-                               f"got {count!r}")
-        if count > available:
-            raise SettingError(f"{count:,} labelled reviews asked for, but the training split of {self.source} "
-                               f"has {available:,}: ask for at most that, or 'all'")
-        order = np.random.default_rng(seed).permutation(available)
-        return [self.train[i] for i in order[:count]]
+        return draw_nested(self.train, count, seed, "reviews", self.source)
 
     def unlabelled_texts(self, split: str = "train") -> list[list[str]]:
         """The words of a split's reviews without their labels: ``train`` is the target-domain LM
