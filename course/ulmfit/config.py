@@ -56,11 +56,10 @@ def _whole(config, name: str) -> tuple[bool, str]:
 
 
 @dataclass(frozen=True)
-class LanguageModelConfig:
-    """Stage 2: fine-tuning the forward LM on the target domain's text."""
+class _Rates:
+    """What both stages set their learning rates with: the top group's highest rate, the two tricks,
+    and where and how the training runs."""
 
-    epochs: int = 1
-    batch_tokens: int = 1_000
     lr: float = 4e-3
     discriminative: bool = True
     factor: float = 2.6
@@ -71,54 +70,48 @@ class LanguageModelConfig:
     seed: int = 1
     device: str = "auto"
 
-    def __post_init__(self):
-        _check([_whole(self, "epochs"),
-                _whole(self, "threads"),
-                _whole(self, "batch_tokens"),
+    def _rate_checks(self) -> list[tuple[bool, str]]:
+        return [_whole(self, "threads"),
                 (self.lr > 0, f"lr must be positive, got {self.lr}"),
                 (self.factor >= 1, f"factor must be at least 1, got {self.factor}"),
                 (0 < self.cut_frac < 1, f"cut_frac must be between 0 and 1, got {self.cut_frac}"),
-                (self.ratio >= 1, f"ratio must be at least 1, got {self.ratio}")])
+                (self.ratio >= 1, f"ratio must be at least 1, got {self.ratio}")]
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 @dataclass(frozen=True)
-class ClassifierConfig:
+class LanguageModelConfig(_Rates):
+    """Stage 2: fine-tuning the forward LM on the target domain's text."""
+
+    epochs: int = 1
+    batch_tokens: int = 1_000
+
+    def __post_init__(self):
+        _check([_whole(self, "epochs"), _whole(self, "batch_tokens"), *self._rate_checks()])
+
+
+@dataclass(frozen=True)
+class ClassifierConfig(_Rates):
     """Stage 3: a classifier head with concat pooling, fine-tuned with the LM under it."""
 
+    lr: float = 1e-2
     max_tokens: int = 100
     hidden_dim: int = 50
     dropout: float = 0.2
     epochs: int | None = None
     batch_size: int = 32
-    lr: float = 1e-2
     evaluations: int = 5
-    discriminative: bool = True
-    factor: float = 2.6
-    slanted: bool = True
-    cut_frac: float = 0.1
-    ratio: float = 32.0
     gradual_unfreezing: bool = True
     pretrained: bool = True
-    threads: int = 1
-    seed: int = 1
-    device: str = "auto"
 
     def __post_init__(self):
         _check([_whole(self, "max_tokens"),
-                _whole(self, "threads"),
                 _whole(self, "hidden_dim"),
                 (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
                 (self.epochs is None or _whole(self, "epochs")[0],
                  f"epochs must be a positive whole number or None, got {self.epochs!r}"),
                 _whole(self, "batch_size"),
                 _whole(self, "evaluations"),
-                (self.lr > 0, f"lr must be positive, got {self.lr}"),
-                (self.factor >= 1, f"factor must be at least 1, got {self.factor}"),
-                (0 < self.cut_frac < 1, f"cut_frac must be between 0 and 1, got {self.cut_frac}"),
-                (self.ratio >= 1, f"ratio must be at least 1, got {self.ratio}")])
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+                *self._rate_checks()])
