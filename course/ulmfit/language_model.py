@@ -36,15 +36,19 @@ class ForwardLM(nn.Module):
         pretrained: True: a copy of its weights; False: the same network with weights drawn at
             random from ``seed`` (training from scratch).
         seed: for the random weights.
+        shared: use ``elmo``'s own biLM, not a copy (for measuring, never for training).
     """
 
-    def __init__(self, elmo, pretrained: bool = True, seed: int = 1):
+    def __init__(self, elmo, pretrained: bool = True, seed: int = 1, shared: bool = False):
         super().__init__()
-        if pretrained:
+        if shared:
+            bilm = elmo.bilm
+        elif pretrained:
             bilm = copy.deepcopy(elmo.bilm)
         else:
             bilm = BiLM(elmo.config, len(elmo.characters), len(elmo.words), seed=seed).to(elmo.device)
-        bilm.backward_lm.requires_grad_(False)
+        if not shared:
+            bilm.backward_lm.requires_grad_(False)
         self.bilm = bilm
         self.characters, self.words, self.elmo_config = elmo.characters, elmo.words, elmo.config
         self.dim = elmo.config.projection_dim

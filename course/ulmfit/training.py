@@ -76,7 +76,7 @@ def forward_perplexity(lm, sentences, batch_tokens: int = 4_000) -> float:
     :class:`~course.elmo.Elmo`'s) over sentences of words, ``<eos>`` included; without dropout,
     in float32; words outside its vocabulary are ``<unk>``."""
     if not isinstance(lm, ForwardLM):
-        lm = ForwardLM(lm)
+        lm = ForwardLM(lm, shared=True)
     data = _language_model_data(lm, sentences)
     was_training = lm.training
     lm.eval()
@@ -104,12 +104,9 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
         with ``.history``: the mean training loss of each tenth of the run.
     """
     device = resolve_device(config.device)
+    lm = ForwardLM(elmo).to(device)  # a copy of the biLM, trained in place
     model = copy.copy(elmo)
-    model.bilm = copy.deepcopy(elmo.bilm).to(device)
-    model.device = device
-    lm = ForwardLM(model)
-    lm.bilm = model.bilm  # train the copy in place
-    lm.bilm.backward_lm.requires_grad_(False)
+    model.bilm, model.device = lm.bilm, device
     data = _language_model_data(lm, sentences)
     if data.num_sentences == 0:
         raise SettingError("no texts to fine-tune the language model on")
@@ -190,37 +187,44 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
     if not dev:
         raise SettingError("no dev reviews to choose the classifier's epoch on")
     continuing = resumes(checkpoint, resume)
-    device = resolve_device(config.device)
-    dtype = autocast_dtype(elmo.config, device)
     if config.pretrained:
         check_vocabulary(elmo, [r.words for r in train])
     classifier = build_classifier(elmo, config)
-    groups = classifier.layer_groups()
+    dtype = autocast_dtype(elmo.config, resolve_device(config.device))
+    identity = _run_identity(train, elmo, config)
+    return _fit(classifier, train, dev, config, dtype, progress, checkpoint, identity if continuing else None,
+                identity)
+
+
+def _fit(model, train, dev, config: ClassifierConfig, dtype, progress: bool, checkpoint, resume_identity,
+         identity):
+    """Train ``model`` (a :class:`Classifier` or :class:`FeatureClassifier`) on ``train``: Adam over
+    its layer groups at their rates, the schedule, gradual unfreezing, dev evaluations; resume from
+    ``checkpoint`` when ``resume_identity`` is given; keep the best evaluation's weights."""
+    device = resolve_device(config.device)
+    groups = model.layer_groups()
     optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
     epochs = config.epochs or epochs_for(len(train))
+    run = {"epoch": 0, "history": [], "best": (math.inf, None, 0), "seconds": 0.0}
+    if resume_identity is not None:
+        run = _resume(checkpoint, model, optimizer, resume_identity)
+    with cpu_threads(device, config.threads):
+        _epochs(train, dev, model, optimizer, config, run, identity, epochs, device, dtype, progress, checkpoint)
+    model.requires_grad_(True)
+    model.load_state_dict(run["best"][1])
+    model.eval()
+    model.history, model.best_epoch = run["history"], run["best"][2]
+    model.epochs, model.seconds = epochs, run["seconds"]
+    return model
+
+
+def _epochs(train, dev, classifier, optimizer, config, run, identity, epochs, device, dtype, progress,
+            checkpoint) -> None:
+    """The epochs of :func:`_fit` from where ``run`` stands, recorded in ``run``."""
+    groups = classifier.layer_groups()
+    labels = np.array([r.label for r in train])
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
     total_steps = epochs * steps_per_epoch
-    run = {"epoch": 0, "history": [], "best": (math.inf, None, 0), "seconds": 0.0}
-    identity = _run_identity(train, elmo, config)
-    if continuing:
-        run = _resume(checkpoint, classifier, optimizer, identity)
-    labels = np.array([r.label for r in train])
-    with cpu_threads(device, config.threads):
-        _epochs(train, dev, classifier, optimizer, config, run, identity, labels, epochs, total_steps, device, dtype,
-                progress, checkpoint)
-    classifier.requires_grad_(True)
-    classifier.load_state_dict(run["best"][1])
-    classifier.eval()
-    classifier.history, classifier.best_epoch = run["history"], run["best"][2]
-    classifier.epochs, classifier.seconds = epochs, run["seconds"]
-    return classifier
-
-
-def _epochs(train, dev, classifier, optimizer, config, run, identity, labels, epochs, total_steps, device, dtype,
-            progress, checkpoint) -> None:
-    """The epochs of :func:`train_classifier` from where ``run`` stands, recorded in ``run``."""
-    groups = classifier.layer_groups()
-    steps_per_epoch = math.ceil(len(train) / config.batch_size)
     bar = _progress(epochs, progress, "classifier", "epoch", initial=run["epoch"])
     for epoch in range(run["epoch"] + 1, epochs + 1):
         started = time.perf_counter()
@@ -312,37 +316,9 @@ def train_feature_classifier(train, dev, features, config: ClassifierConfig = Cl
     the best epoch on ``dev`` is kept."""
     if not train or not dev:
         raise SettingError("the feature classifier needs labelled and dev reviews")
-    device = resolve_device(config.device)
     torch.manual_seed(config.seed)
-    model = FeatureClassifier(features, 2, config.hidden_dim, config.dropout, config.max_tokens).to(device)
-    optimizer = torch.optim.Adam(parameter_groups(model.layer_groups(), config.lr, 1))
-    epochs = config.epochs or epochs_for(len(train))
-    steps_per_epoch = math.ceil(len(train) / config.batch_size)
-    labels = np.array([r.label for r in train])
-    history, best, started = [], (math.inf, None, 0), time.perf_counter()
-    for epoch in range(1, epochs + 1):
-        model.train()
-        losses = []
-        for number, rows in enumerate(batches(train, config.batch_size, np.random.default_rng([config.seed, epoch]))):
-            if len(rows) < 2:
-                continue
-            _set_rates(optimizer, _schedule_scale(config, (epoch - 1) * steps_per_epoch + number,
-                                                  epochs * steps_per_epoch))
-            loss = torch.nn.functional.cross_entropy(model([train[i].words for i in rows]),
-                                                     torch.from_numpy(labels[rows]).to(device))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        dev_error = error_rate(model, dev) if epoch in evaluation_epochs(epochs, config.evaluations) else None
-        history.append({"epoch": epoch, "groups": 1, "loss": float(np.mean(losses)), "dev_error": dev_error})
-        if dev_error is not None and dev_error < best[0]:
-            best = (dev_error, copy.deepcopy(model.state_dict()), epoch)
-    model.load_state_dict(best[1])
-    model.eval()
-    model.history, model.best_epoch, model.epochs = history, best[2], epochs
-    model.seconds = time.perf_counter() - started
-    return model
+    model = FeatureClassifier(features, 2, config.hidden_dim, config.dropout, config.max_tokens)
+    return _fit(model.to(resolve_device(config.device)), train, dev, config, None, progress, None, None, None)
 
 
 def _progress(total: int, show: bool, what: str, unit: str, initial: int = 0):
