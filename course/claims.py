@@ -53,6 +53,16 @@ The rules, claim by claim:
    minus the better of word2vec and GloVe, at every count; margin, the smallest. *Fine-tuning the
    biLM beats using its layers as features*: fine-tuned minus features, at the counts where both
    ran; margin, the smallest.
+6. The ULMFiT claims (10), from the comparison notebook 10 saves (``ulmfit-curve-reviews-zh.json``:
+   test error on the reviews' test split per variant, number of labelled reviews and seed), paired
+   by seed as in 5, a gain being the control's error minus ULMFiT's. *A pretrained language model
+   lets a classifier learn from few labels*: ULMFiT (all three stages) against the same network
+   trained from scratch, at the fewest labels. *Fine-tuning the language model on the target
+   domain adds to general pretraining*: ULMFiT against stages 1+3 (no stage 2), at the fewest
+   labels. *Fine-tuning the language model beats using its layers as features*: ULMFiT against
+   ELMo's frozen layers under the same head, at every count; margin, the smallest. *With few
+   labels, ULMFiT beats a bag-of-words classifier*: against a logistic regression on word counts,
+   at the fewest labels.
 
 The spread. The probes are measured on small test sets, so a margin counts only when it is larger
 than what drawing the test set again would move it by: a paired bootstrap (1,000 resamples,
@@ -105,6 +115,12 @@ FEW_LABELS = "Pretrained vectors help most when labels are few"
 CONTEXTUAL = "Contextual features beat static ones"
 FINE_TUNING = "Fine-tuning the biLM with the task beats using its layers as features"
 NER_CURVE = "ner-curve-peoples-daily-zh.json"  # what notebook 09 saves into models_dir(profile)
+PRETRAINED_LM = "A pretrained language model lets a classifier learn from few labels"
+TARGET_DOMAIN = "Fine-tuning the language model on the target domain adds to general pretraining"
+LM_FINE_TUNING = "Fine-tuning the language model beats using its layers as features"
+BAG_OF_WORDS = "With few labels, ULMFiT beats a bag-of-words classifier"
+ULMFIT_CURVE = "ulmfit-curve-reviews-zh.json"  # what notebook 10 saves into models_dir(profile)
+ULMFIT = "ULMFiT (1+2+3)"
 STATIC_INPUTS = ("word2vec", "glove")
 
 
@@ -295,11 +311,12 @@ def pos_baseline_claim(corpus_name: str, pos_by_layer: Sequence[float], most_fre
 # ----------------------------------------------------------------- scores and their spread
 
 
-def _curve(rows: Sequence[Mapping]) -> dict[str, dict[int, dict[int, float]]]:
-    """``{input: {labels: {seed: f1}}}``."""
+def _curve(rows: Sequence[Mapping], name: str = "input", score: str = "f1",
+           sign: float = 1.0) -> dict[str, dict[int, dict[int, float]]]:
+    """``{input: {labels: {seed: f1}}}`` (``sign=-1`` with ``score="error"``: higher is better, as for F1)."""
     curve: dict[str, dict[int, dict[int, float]]] = {}
     for row in rows:
-        curve.setdefault(row["input"], {}).setdefault(int(row["labels"]), {})[int(row["seed"])] = float(row["f1"])
+        curve.setdefault(row[name], {}).setdefault(int(row["labels"]), {})[int(row["seed"])] = sign * float(row[score])
     return curve
 
 
@@ -381,19 +398,52 @@ def transfer_claims(rows: Sequence[Mapping]) -> list[Claim]:
     return [few_labels_claim(rows), contextual_claim(rows), fine_tuning_claim(rows)]
 
 
-def _transfer_rows(folder: Path) -> list[Claim]:
+def _ulmfit_row(claim: str, curve, control: str, every_count: bool, controls: str) -> Claim:
+    """ULMFiT against ``control``: the control's test error minus ULMFiT's, paired by seed, at the fewest
+    labels both ran (or at every count, margin the smallest)."""
+    missing = [name for name in (ULMFIT, control) if name not in curve]
+    if missing:
+        return not_measured(claim, "10", f"the comparison has no {' and no '.join(map(repr, missing))} rows")
+    counts = sorted(set(curve[ULMFIT]) & set(curve[control]))
+    if not counts:
+        return not_measured(claim, "10", f"{ULMFIT!r} and {control!r} never ran on the same number of labels")
+    differences = {count: _paired(curve, ULMFIT, control, count) for count in (counts if every_count else counts[:1])}
+    margin = min(float(d.mean()) for d in differences.values())
+    spread = max(_half_range(d) for d in differences.values())
+    errors = "; ".join(f"{count:,} labels: ULMFiT {-np.mean(list(curve[ULMFIT][count].values())):.3f}, {control} "
+                       f"{-np.mean(list(curve[control][count].values())):.3f}" for count in differences)
+    return Claim(claim, "10", f"test error, {errors} (error lower by "
+                 f"{', '.join(f'{d.mean():+.3f}' for d in differences.values())})",
+                 f"{controls}, seeds {_seeds(curve)}, the same labelled reviews per seed", margin, spread,
+                 _judge(margin, spread))
+
+
+def ulmfit_claims(rows: Sequence[Mapping]) -> list[Claim]:
+    """The four rows of notebook 10 from its comparison's rows (``variant``, ``labels``, ``seed``, ``error``)."""
+    curve = _curve(rows, name="variant", score="error", sign=-1.0)
+    return [_ulmfit_row(PRETRAINED_LM, curve, "from scratch", False,
+                        "the same network from random weights (rate 0.003, chosen on dev)"),
+            _ulmfit_row(TARGET_DOMAIN, curve, "stages 1+3", False,
+                        "the general LM fine-tuned as a classifier directly (no stage 2)"),
+            _ulmfit_row(LM_FINE_TUNING, curve, "ELMo features", True,
+                        "the fine-tuned biLM's three layers frozen, mixed by ScalarMix, under the same head"),
+            _ulmfit_row(BAG_OF_WORDS, curve, "bag of words", False,
+                        "logistic regression on word counts (scikit-learn)")]
+
+
+def _saved_rows(folder: Path, filename: str, notebook: str, claims: Sequence[str], measure) -> list[Claim]:
+    """The rows a notebook's saved results give, or rows that say why there are none."""
     import json
 
-    path = folder / NER_CURVE
+    path = folder / filename
     if not path.is_file():
-        reason = f"no {_shown(path)}: run notebook 09 (it saves its learning curve there)"
-        return [not_measured(claim, "09", reason) for claim in (FEW_LABELS, CONTEXTUAL, FINE_TUNING)]
+        reason = f"no {_shown(path)}: run notebook {notebook} (it saves its results there)"
+        return [not_measured(claim, notebook, reason) for claim in claims]
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-        return transfer_claims(rows)
+        return measure(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError) as exc:
-        reason = f"{_shown(path)} is damaged ({type(exc).__name__}): run notebook 09 again"
-        return [not_measured(claim, "09", reason) for claim in (FEW_LABELS, CONTEXTUAL, FINE_TUNING)]
+        reason = f"{_shown(path)} is damaged ({type(exc).__name__}): run notebook {notebook} again"
+        return [not_measured(claim, notebook, reason) for claim in claims]
 
 
 def sense_scores(vectors: np.ndarray, senses) -> np.ndarray:
@@ -777,8 +827,11 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
     except CourseError as exc:
         layer_rows = [not_measured(f"{LAYERS} ({tagged})", "08", str(exc)),
                       not_measured(f"{POS_BASELINE} ({tagged})", "08", str(exc))]
-    transfer_rows = _transfer_rows(folder) if wanted("09") else []
-    rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows]
+    transfer_rows = (_saved_rows(folder, NER_CURVE, "09", (FEW_LABELS, CONTEXTUAL, FINE_TUNING), transfer_claims)
+                     if wanted("09") else [])
+    ulmfit_rows = (_saved_rows(folder, ULMFIT_CURVE, "10", (PRETRAINED_LM, TARGET_DOMAIN, LM_FINE_TUNING, BAG_OF_WORDS),
+                               ulmfit_claims) if wanted("10") else [])
+    rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows, *ulmfit_rows]
     return [row for row in rows if notebooks is None or any(n in row.notebook for n in notebooks)]
 
 

@@ -27,6 +27,7 @@ from course.claims import (
     sense_claim,
     sense_scores,
     static_vector_claim,
+    ulmfit_claims,
 )
 from course.paths import data_dir
 
@@ -105,6 +106,33 @@ def test_tables_show_every_row():
     assert "A | claim &lt;b&gt;" in page and "<tr class='holds'>" in page and "<tr class='not'>" in page
 
 
+def test_ulmfit_claims_pair_errors_by_seed_at_the_fewest_labels():
+    def rows(errors):  # {variant: {labels: [error of seed 1, seed 2, seed 3]}}
+        return [{"variant": name, "labels": labels, "seed": seed, "error": error}
+                for name, by_count in errors.items() for labels, values in by_count.items()
+                for seed, error in enumerate(values, start=1)]
+
+    errors = {"ULMFiT (1+2+3)": {100: [0.30, 0.32, 0.34], 300: [0.28, 0.29, 0.30]},
+              "from scratch": {100: [0.40, 0.41, 0.42], 300: [0.29, 0.40, 0.30]},  # seed 2 unlucky at 300
+              "stages 1+3": {100: [0.35, 0.31, 0.36]},
+              "ELMo features": {100: [0.36, 0.37, 0.38], 300: [0.29, 0.29, 0.31]},
+              "bag of words": {100: [0.28, 0.30, 0.30], 300: [0.25, 0.25, 0.25]}}
+    pretrained, domain, tuning, bow = ulmfit_claims(rows(errors))
+    assert [row.notebook for row in (pretrained, domain, tuning, bow)] == ["10"] * 4
+    # From scratch is judged at 100 labels only: gains 0.10, 0.09, 0.08, paired by seed.
+    assert pretrained.verdict == HOLDS and pretrained.margin == pytest.approx(0.09)
+    assert pretrained.spread == pytest.approx(0.01) and "100 labels: ULMFiT 0.320, from scratch 0.410" in \
+        pretrained.measurement
+    # Stage 2's gains 0.05, -0.01, 0.02: the mean is inside the half range.
+    assert domain.verdict == FAILS and domain.margin == pytest.approx(0.02) and domain.spread == pytest.approx(0.03)
+    # Features are judged at every count: the smaller gain (300 labels, 0.007) against the larger spread.
+    assert tuning.margin == pytest.approx(0.04 / 6) and tuning.spread == pytest.approx(0.01)
+    assert tuning.verdict == FAILS
+    assert bow.verdict == FAILS and bow.margin == pytest.approx(-0.0266667, abs=1e-6)
+    del errors["stages 1+3"]
+    assert ulmfit_claims(rows(errors))[1].verdict.startswith("not measured: the comparison has no 'stages 1+3'")
+
+
 # ----------------------------------------------------------------------- scores and spread
 
 
@@ -164,6 +192,10 @@ def smoke_build(tmp_path_factory):
              for name in ("learned", "word2vec", "glove", "elmo") for labels in (20, 60) for seed in (1, 2)]
     curve += [{"input": "elmo-finetuned", "labels": 20, "seed": seed, "f1": 0.5} for seed in (1, 2)]
     (folder / "ner-curve-peoples-daily-zh.json").write_text(json.dumps(curve), encoding="utf-8")
+    errors = [{"variant": name, "labels": labels, "seed": seed, "error": float(rng.uniform(0.2, 0.5))}
+              for name in ("from scratch", "stages 1+3", "ULMFiT (1+2+3)", "ELMo features", "bag of words")
+              for labels in (20, 40) for seed in (1, 2)]
+    (folder / "ulmfit-curve-reviews-zh.json").write_text(json.dumps(errors), encoding="utf-8")
     return build
 
 
@@ -187,7 +219,11 @@ def test_measure_claims_gives_every_row(measured):
         "(peoples-daily-zh)",
         "Pretrained vectors help most when labels are few",
         "Contextual features beat static ones",
-        "Fine-tuning the biLM with the task beats using its layers as features"]
+        "Fine-tuning the biLM with the task beats using its layers as features",
+        "A pretrained language model lets a classifier learn from few labels",
+        "Fine-tuning the language model on the target domain adds to general pretraining",
+        "Fine-tuning the language model beats using its layers as features",
+        "With few labels, ULMFiT beats a bag-of-words classifier"]
     for row in measured:  # a tiny model may lose, but everything is measured
         assert row.verdict in (HOLDS, FAILS), (row.claim, row.verdict)
         assert row.margin is not None and np.isfinite(row.margin)
@@ -203,7 +239,7 @@ def test_measure_claims_gives_every_row(measured):
 
 def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
     monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
-    for notebook in ("06", "07", "08", "09"):
+    for notebook in ("06", "07", "08", "09", "10"):
         rows = measure_claims("smoke", notebooks=(notebook,))
         assert rows == [row for row in measured if row.notebook == notebook]
 
@@ -245,8 +281,10 @@ def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build)
     (folder / "elmo-cpu-peoples-daily-zh.pt").write_bytes(b"not a model")
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     rows = measure_claims("smoke")
-    assert len(rows) == 10
-    assert all(row.verdict.startswith("not measured: no ") and "run notebook 09" in row.verdict for row in rows[7:])
+    assert len(rows) == 14
+    assert all(row.verdict.startswith("not measured: no ") and "run notebook 09" in row.verdict for row in rows[7:10])
+    assert all(row.verdict.startswith("not measured: no ") and "ulmfit-curve-reviews-zh.json: run notebook 10" in
+               row.verdict for row in rows[10:])
     static = rows[2]
     assert static.verdict == HOLDS and static.measurement.startswith("skip-gram (wiki-en)")
     english = [row for row in rows if row.claim.endswith("(wiki-en)")]
@@ -282,7 +320,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
     printed = capsys.readouterr().out
     assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert len(rows) == 10 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
+    assert len(rows) == 14 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
                                                "verdict"}
     assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("| claim | notebook |")
