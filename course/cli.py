@@ -179,12 +179,13 @@ def train_tagger_command(args) -> int:
     from .devices import resolve_device
     from .errors import SettingError
     from .ner import ner_data
-    from .tagger import TaggerConfig
-    from .tagger.curves import learning_curve
+    from .tagger import TaggerConfig, train_tagger
+    from .tagger.curves import tagger_row
 
     config = TaggerConfig(input=args.input, epochs=args.epochs, seed=args.seed, device=args.device)
     resolve_device(config.device)
     _check_json_out(args.out)
+    _check_checkpoint(args)
     labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
     if config.input in ("word2vec", "glove") and not args.vectors:
         raise SettingError(f"--input {config.input} needs --vectors FILE (a word2vec-format file, e.g. from "
@@ -201,10 +202,11 @@ def train_tagger_command(args) -> int:
 
         elmo = Elmo.load(args.elmo, device=args.device)
     data = ner_data(args.data)
-    data.training_sentences(labels, seed=config.seed)  # too many asked for: say so before any work
+    train = data.training_sentences(labels, seed=config.seed)  # too many asked for: say so before any work
     dev, test = data.dev[:args.dev_sentences], data.test
-    [row] = learning_curve(data, [config.input], [labels], [config.seed], dev, test,
-                           vectors={config.input: vectors}, elmo=elmo, config=config)
+    tagger = train_tagger(train, dev, config, vectors=vectors, elmo=elmo, progress=not args.quiet,
+                          checkpoint=args.checkpoint, resume=args.resume)
+    row = tagger_row(tagger, config.input, train, config.seed, test)
     report = {key: value for key, value in row.items() if key != "predicted"}
     report.update({"config": config.to_dict(), "data": data.source, "dev_sentences": len(dev),
                    "test_sentences": len(test)})
@@ -532,7 +534,10 @@ def make_parser() -> argparse.ArgumentParser:
                         help="default: by the number of labels (about 6,000 sentences seen, 3 to 40 epochs)")
     tagger.add_argument("--seed", type=int, default=1, help="draws the labelled sentences and the first weights")
     tagger.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    tagger.add_argument("--checkpoint", default=None, help="save the tagger's training here after every epoch")
+    tagger.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     tagger.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
+    tagger.add_argument("--quiet", action="store_true", help="no progress bar")
     tagger.set_defaults(handler=train_tagger_command)
 
     classifier = models.add_parser("classifier", help="ULMFiT: a sentiment classifier of Chinese reviews on a "

@@ -124,6 +124,21 @@ def test_the_tagger_command_refuses_bad_input_in_one_line(tmp_path):
     assert_one_line_error(run("--data", small, "--labels", 1_000), "1,000 labelled sentences asked for", "has 80")
     assert_one_line_error(run("--data", small, "--labels", "many"), "positive whole number or 'all'")
     assert_one_line_error(run("--data", small, "--input", "glove"), "--input glove needs --vectors")
+    assert_one_line_error(run("--data", small, "--resume"), "--resume needs --checkpoint")
     assert_one_line_error(run("--data", small, "--input", "elmo", "--elmo", tmp_path / "none.pt"), "no such model file")
     out = tmp_path / "report.json"
     assert not out.exists()
+
+
+def test_the_tagger_command_checkpoints_and_resumes(tmp_path):
+    import json
+
+    data = write(tmp_path, "张/nr 三/nr 在/p 北京/ns 。/w\n李/nr 四/nr 去/v 上海/ns 。/w\n" * 50)
+    checkpoint, first, second = tmp_path / "tagger.pt", tmp_path / "first.json", tmp_path / "second.json"
+    common = ("--data", data, "--labels", 20, "--epochs", 2, "--device", "cpu", "--quiet", "--checkpoint", checkpoint)
+    assert run(*common, "--out", first).returncode == 0 and checkpoint.is_file()
+    resumed = run(*common, "--resume", "--out", second)  # every epoch is done: resuming trains nothing more
+    assert resumed.returncode == 0, resumed.stderr
+    before, after = json.loads(first.read_text()), json.loads(second.read_text())
+    assert after["f1"] == before["f1"] and after["best_epoch"] == before["best_epoch"]
+    assert_one_line_error(run(*common[:5], 3, *common[6:], "--resume"), "other settings or data", "epochs=2 (now 3)")

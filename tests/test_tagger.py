@@ -172,6 +172,40 @@ def test_transfer_claims_judge_margins_against_the_seeds_spread():
     assert transfer_claims(rows_of(curves))[2].verdict.startswith("not measured")
 
 
+def test_an_interrupted_tagger_resumes_to_the_same_weights(tmp_path, monkeypatch):
+    import course.tagger.training as training
+    from course.errors import SettingError
+
+    train, dev, _, vectors = toy_task()
+    config = TaggerConfig(epochs=5, evaluations=5, seed=3)  # dropout 0.5: the random states must be restored
+    whole = train_tagger(train, dev, config)
+    checkpoint = tmp_path / "tagger.pt"
+    measured, calls = training.evaluate, []
+
+    def stop_at_epoch_3(tagger, sentences):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return measured(tagger, sentences)
+
+    monkeypatch.setattr(training, "evaluate", stop_at_epoch_3)
+    with pytest.raises(KeyboardInterrupt):
+        train_tagger(train, dev, config, checkpoint=checkpoint)
+    monkeypatch.setattr(training, "evaluate", measured)
+    resumed = train_tagger(train, dev, config, checkpoint=checkpoint, resume=True)
+    assert [h["epoch"] for h in resumed.history] == [1, 2, 3, 4, 5]
+    assert resumed.history == whole.history and resumed.best_epoch == whole.best_epoch
+    assert all(torch.equal(v, whole.state_dict()[k]) for k, v in resumed.state_dict().items())
+    with pytest.raises(SettingError, match=r"other settings or data \(lr=0.01 \(now 0.02\)\)"):
+        train_tagger(train, dev, TaggerConfig(epochs=5, evaluations=5, seed=3, lr=0.02), checkpoint=checkpoint,
+                     resume=True)
+    with pytest.raises(SettingError, match=r"\(labelled sentences\)"):
+        train_tagger(train[1:], dev, config, checkpoint=checkpoint, resume=True)
+    with pytest.raises(SettingError, match="inputs"):
+        train_tagger(train, dev, TaggerConfig(input="word2vec", epochs=5, evaluations=5, seed=3), vectors=vectors,
+                     checkpoint=checkpoint, resume=True)
+
+
 def test_bad_settings_are_refused():
     from course.errors import SettingError
 

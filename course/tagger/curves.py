@@ -72,20 +72,26 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
                 run_config = TaggerConfig(**{**config.to_dict(), "input": name, "seed": seed})
                 tagger = train_tagger(train, dev, run_config, vectors=(vectors or {}).get(name), elmo=elmo,
                                       features=features)
-                predicted = tagger.predict([s.words for s in test])
-                known = {word for sentence in train for word in sentence.words}
-                unseen = unseen_entity_scores(test, predicted, known)
-                weights = tagger.mix_weights()
-                row = {"input": name, "labels": len(train), "seed": seed,
-                       **entity_scores([s.labels for s in test], predicted),
-                       "unseen_f1": unseen["f1"], "unseen_entities": unseen["entities"],
-                       "epochs": tagger.history[-1]["epoch"], "best_epoch": tagger.best_epoch,
-                       "seconds": tagger.seconds, "mix_weights": None if weights is None else weights.tolist(),
-                       "predicted": predicted}
+                row = tagger_row(tagger, name, train, seed, test)
                 rows.append(row)
                 if on_run is not None:
                     on_run(row)
     return rows
+
+
+def tagger_row(tagger, name: str, train: Sequence[TaggedSentence], seed: int,
+               test: Sequence[TaggedSentence]) -> dict:
+    """One point of the learning curve: a trained tagger measured on ``test`` (the keys of
+    :func:`learning_curve`'s rows)."""
+    predicted = tagger.predict([s.words for s in test])
+    known = {word for sentence in train for word in sentence.words}
+    unseen = unseen_entity_scores(test, predicted, known)
+    weights = tagger.mix_weights()
+    return {"input": name, "labels": len(train), "seed": seed, **entity_scores([s.labels for s in test], predicted),
+            "unseen_f1": unseen["f1"], "unseen_entities": unseen["entities"],
+            "epochs": tagger.history[-1]["epoch"], "best_epoch": tagger.best_epoch,
+            "seconds": tagger.seconds, "mix_weights": None if weights is None else weights.tolist(),
+            "predicted": predicted}
 
 
 def curve_table(rows: Sequence[dict], measure: str = "f1") -> dict[str, dict[int, tuple[float, float]]]:

@@ -2,7 +2,10 @@
 
 :func:`train_tagger` shuffles the labelled sentences each epoch, takes Adam steps on batches of
 ``batch_size`` sentences, measures entity F1 on the dev sentences ``evaluations`` times over the
-run, and keeps the weights of the best of those: the epoch is chosen on dev, never on test.
+run, and keeps the weights of the best of those: the epoch is chosen on dev, never on test. With a
+checkpoint file it saves the run after every epoch (weights, optimizer, random states, the best
+weights so far), and ``resume=True`` continues an interrupted run to the same result as one that
+never stopped.
 
 :func:`entity_scores` is the CoNLL measure (``seqeval``): an entity counts as found only when its
 type and both ends are right; precision over the predicted entities, recall over the gold ones.
@@ -11,17 +14,22 @@ type and both ends are right; precision over the predicted entities, recall over
 from __future__ import annotations
 
 import copy
+import hashlib
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..checkpoints import checkpoint_errors, read_checkpoint, resumes, write_checkpoint
 from ..devices import resolve_device
 from ..errors import SettingError
 from ..ner import LABELS
 from .config import TaggerConfig, epochs_for
 from .inputs import ElmoFeatures, ElmoInput, LearnedEmbeddings, StaticVectors
 from .model import Tagger
+
+CHECKPOINT_FORMAT = "course.tagger-checkpoint/1"
 
 
 def entity_scores(gold, predicted) -> dict:
@@ -94,29 +102,40 @@ def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:
 
 
 def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None, elmo=None,
-                 features: ElmoFeatures | None = None, progress: bool = False) -> Tagger:
+                 features: ElmoFeatures | None = None, progress: bool = False,
+                 checkpoint: str | Path | None = None, resume: bool = False) -> Tagger:
     """Train a tagger on the labelled sentences ``train`` and keep its best weights on ``dev``.
+
+    Args:
+        checkpoint: a file to save the run to after every epoch; ``resume``: continue from it (it
+            must be the same run: settings, labelled sentences and inputs).
 
     Returns:
         The tagger, with ``tagger.history`` (one dict per dev evaluation: ``epoch``, ``loss``, the
         epoch's mean training loss, and ``dev_f1``), ``tagger.best_epoch`` and ``tagger.seconds``.
 
     Raises:
-        SettingError: no labelled sentences, or an input without what it needs.
+        SettingError: no labelled sentences, an input without what it needs, or a checkpoint of
+            another run.
     """
     if not train:
         raise SettingError("no labelled sentences to train the tagger on")
     if not dev:
         raise SettingError("no dev sentences to choose the tagger's epoch on")
+    continuing = resumes(checkpoint, resume)
     device = resolve_device(config.device)
     tagger = build_tagger(train, config, vectors, elmo, features).to(device)
     optimizer = _optimizer(tagger, config)
     epochs = config.epochs or epochs_for(len(train))
     checkpoints = evaluation_epochs(epochs, config.evaluations)
+    identity = _run_identity(train, tagger, config) if checkpoint is not None else None
     rng = np.random.default_rng(config.seed)
-    tagger.history, best, started = [], (-1.0, None, 0), time.perf_counter()
-    bar = _progress(epochs, progress, config.input)
-    for epoch in range(1, epochs + 1):
+    run = {"epoch": 0, "history": [], "best": (-1.0, None, 0), "seconds": 0.0}
+    if continuing:
+        run = _resume(checkpoint, tagger, optimizer, rng, identity)
+    bar = _progress(epochs, progress, config.input, initial=run["epoch"])
+    for epoch in range(run["epoch"] + 1, epochs + 1):
+        started = time.perf_counter()
         tagger.train()
         losses = []
         for batch_order in batches(train, config.batch_size, rng):
@@ -128,18 +147,73 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
             optimizer.step()
             losses.append(loss.item())
         if epoch in checkpoints:
-            f1 = evaluate(tagger, dev)["f1"]
-            tagger.history.append({"epoch": epoch, "loss": float(np.mean(losses)), "dev_f1": f1})
-            if f1 > best[0]:
-                best = (f1, copy.deepcopy(tagger.state_dict()), epoch)
+            f1 = float(evaluate(tagger, dev)["f1"])
+            run["history"].append({"epoch": epoch, "loss": float(np.mean(losses)), "dev_f1": f1})
+            if f1 > run["best"][0]:
+                run["best"] = (f1, copy.deepcopy(tagger.state_dict()), epoch)
+        run["epoch"], run["seconds"] = epoch, run["seconds"] + time.perf_counter() - started
+        if checkpoint is not None:
+            _save(checkpoint, tagger, optimizer, rng, run, identity)
         bar.update(1)
     bar.close()
-    tagger.load_state_dict(best[1])
-    tagger.best_epoch, tagger.seconds = best[2], time.perf_counter() - started
+    tagger.load_state_dict(run["best"][1])
+    tagger.history, tagger.best_epoch, tagger.seconds = run["history"], run["best"][2], run["seconds"]
     return tagger
 
 
-def _progress(total: int, show: bool, what: str):
+def _run_identity(train, tagger: Tagger, config: TaggerConfig) -> dict:
+    """What a checkpoint must match to be resumed: the settings (the device may change), the labelled
+    sentences, and the freshly drawn tagger's weights, which hold its vocabulary and its pretrained inputs."""
+    sentences = hashlib.sha256("\n".join(f"{' '.join(s.words)}\t{' '.join(s.labels)}" for s in train).encode())
+    weights = hashlib.sha256()
+    for name, tensor in sorted(tagger.state_dict().items()):
+        weights.update(name.encode())
+        weights.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return {"config": {k: v for k, v in config.to_dict().items() if k != "device"}, "sentences": len(train),
+            "texts": sentences.hexdigest(), "weights": weights.hexdigest()}
+
+
+def _save(path, tagger: Tagger, optimizer, rng: np.random.Generator, run: dict, identity: dict) -> None:
+    best_f1, best_state, best_epoch = run["best"]
+    write_checkpoint(path, {"format": CHECKPOINT_FORMAT, "identity": identity, "epoch": run["epoch"],
+                            "history": run["history"], "seconds": run["seconds"],
+                            "weights": {k: v.detach().cpu() for k, v in tagger.state_dict().items()},
+                            "optimizer": optimizer.state_dict(), "numpy_rng": rng.bit_generator.state,
+                            "torch_rng": torch.get_rng_state(),
+                            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+                            "best_f1": best_f1, "best_epoch": best_epoch,
+                            "best_weights": None if best_state is None else
+                            {k: v.detach().cpu() for k, v in best_state.items()}})
+
+
+def _resume(path, tagger: Tagger, optimizer, rng: np.random.Generator, identity: dict) -> dict:
+    """Load the checkpoint at ``path`` into ``tagger``, ``optimizer`` and the random generators;
+    refuse another run's."""
+    with checkpoint_errors(path, "tagger"):
+        saved = read_checkpoint(path, CHECKPOINT_FORMAT)
+        old = saved["identity"]
+        differs = [key for key in ("config", "sentences", "texts", "weights") if old[key] != identity[key]]
+        if differs:
+            named = {"sentences": "labelled sentences", "texts": "labelled sentences",
+                     "weights": "inputs (vectors, biLM or vocabulary)"}
+            detail = [f"{k}={old['config'].get(k)!r} (now {v!r})" for k, v in identity["config"].items()
+                      if old["config"].get(k) != v] if "config" in differs else []
+            detail += sorted({named[key] for key in differs if key != "config"})
+            raise SettingError(f"{path}: was trained with other settings or data ({', '.join(detail)}); use the "
+                               f"same ones to resume, or another checkpoint file")
+        tagger.load_state_dict(saved["weights"])
+        optimizer.load_state_dict(saved["optimizer"])
+        rng.bit_generator.state = saved["numpy_rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        if saved["cuda_rng"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(saved["cuda_rng"])
+        device = next(tagger.parameters()).device
+        best = None if saved["best_weights"] is None else {k: v.to(device) for k, v in saved["best_weights"].items()}
+        return {"epoch": saved["epoch"], "history": saved["history"], "seconds": saved["seconds"],
+                "best": (saved["best_f1"], best, saved["best_epoch"])}
+
+
+def _progress(total: int, show: bool, what: str, initial: int = 0):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=f"tagger ({what})", unit="epoch", disable=not show, leave=False)
+    return tqdm(total=total, initial=initial, desc=f"tagger ({what})", unit="epoch", disable=not show, leave=False)
