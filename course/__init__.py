@@ -10,14 +10,15 @@ The public pieces, each in a module of its own:
 - :mod:`course.elmo`: ELMo's biLM, its embeddings and training (:class:`Elmo`, :func:`train_elmo`);
 - :mod:`course.probes`: sense probes, nearest contexts and the POS probe per layer;
 - :mod:`course.settings`: the ``full`` / ``smoke`` profile;
+- :mod:`course.teaching`: what delivers the course: notebook tables, assignments and their checks, grading, the build;
 - :mod:`course.cli`: ``python -m course ...``.
 """
 
 from .corpus import Corpus, from_sentences, list_corpora, load_corpus
 from .errors import CourseError
 from .paths import models_dir
-from .report import headline, markdown_table
 from .settings import by_profile, resolve_profile
+from .teaching.report import headline, markdown_table
 from .vocab import Vocabulary, VocabularyConfig
 
 __version__ = "0.1.0"

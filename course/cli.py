@@ -321,7 +321,7 @@ def train_glove_command(args) -> int:
 
 
 def build(args) -> int:
-    from .build import build_course
+    from .teaching.build import build_course
 
     runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only)
     failed = [run for run in runs if run.error]
@@ -331,7 +331,7 @@ def build(args) -> int:
 
 
 def assignments_command(args) -> int:
-    from .assignments import course_assignments, write_student_versions
+    from .teaching.assignments import course_assignments, write_student_versions
 
     written = write_student_versions(out=args.out, notebooks=args.notebooks)
     found = course_assignments(args.notebooks)
@@ -345,8 +345,8 @@ def assignments_command(args) -> int:
 
 
 def grade_command(args) -> int:
-    from .grading import grade_notebook
-    from .sandbox import Limits
+    from .teaching.grading import grade_notebook
+    from .teaching.sandbox import Limits
 
     limits = Limits(memory=args.memory, cpu_seconds=args.cpu_time, processes=args.processes)
     report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source,
@@ -366,7 +366,7 @@ def grade_command(args) -> int:
 
 
 def _size(text: str) -> int:
-    from .sandbox import parse_size
+    from .teaching.sandbox import parse_size
 
     try:
         return parse_size(text)

@@ -10,7 +10,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.assignments import (
+from course.errors import AssignmentMarkerError
+from course.teaching.assignments import (
     CODE_STUB,
     TITLES,
     check_markers,
@@ -20,7 +21,6 @@ from course.assignments import (
     student_version,
     write_student_versions,
 )
-from course.errors import AssignmentMarkerError
 from tests.conftest import assert_one_line_error
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")

@@ -3,7 +3,7 @@
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.build import build_course
+from course.teaching.build import build_course
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK
 
 

@@ -6,8 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from course import checks
-from course.checks import CheckFailed
+from course.teaching import checks
+from course.teaching.checks import CheckFailed
+from course.teaching.checks import word2vec as word2vec_checks
 from course.ulmfit import discriminative_rates, slanted_triangular
 
 SEEDS = (0, 1, 2)
@@ -403,16 +404,16 @@ def test_a_check_wants_the_function_itself():
 def test_the_negative_sampling_reference_matches_finite_differences():
     rng = np.random.default_rng(0)
     center, context, noise = rng.normal(size=5), rng.normal(size=5), rng.normal(size=(3, 5))
-    loss, *grads = checks._negative_sampling_reference(center, context, noise)
+    loss, *grads = word2vec_checks._negative_sampling_reference(center, context, noise)
     inputs = [center, context, noise]
     for which, grad in enumerate(grads):
         numeric = np.zeros_like(grad)
         for index in np.ndindex(grad.shape):
             shifted = [array.copy() for array in inputs]
             shifted[which][index] += 1e-6
-            up = checks._negative_sampling_reference(*shifted)[0]
+            up = word2vec_checks._negative_sampling_reference(*shifted)[0]
             shifted[which][index] -= 2e-6
-            numeric[index] = (up - checks._negative_sampling_reference(*shifted)[0]) / 2e-6
+            numeric[index] = (up - word2vec_checks._negative_sampling_reference(*shifted)[0]) / 2e-6
         np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
 
 
@@ -460,7 +461,7 @@ def test_importing_the_checks_loads_neither_torch_nor_gensim():
     import subprocess
     import sys
 
-    code = "import sys, course.checks; print(sorted({'torch', 'gensim', 'scipy'} & set(sys.modules)))"
+    code = "import sys, course.teaching.checks; print(sorted({'torch', 'gensim', 'scipy'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

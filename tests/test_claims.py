@@ -330,7 +330,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
 
 
 def test_index_opens_with_the_claims_table(tmp_path):
-    from course.build import write_index
+    from course.teaching.build import write_index
 
     rows = [language_model_claim("wiki-en", {"forward": 171.0, "backward": 168.0}, KNESER_NEY)]
     index = write_index([], tmp_path, "smoke", rows).read_text(encoding="utf-8")

@@ -11,10 +11,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from course.assignments import student_version
 from course.errors import GradingError
-from course.grading import grade_notebook
-from course.sandbox import Limits
+from course.teaching.assignments import student_version
+from course.teaching.grading import grade_notebook
+from course.teaching.sandbox import Limits
 from tests.conftest import assert_one_line_error
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK, grade_cell, solution_cell, toy_notebook
 

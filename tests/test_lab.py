@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.assignments import notebook_paths
+from course.teaching.assignments import notebook_paths
 
 websocket = pytest.importorskip("websocket")
 

@@ -59,5 +59,12 @@ def test_readme_gives_the_two_commands_and_a_true_package_map():
     for module in (ROOT / "course").glob("*.py"):
         if module.name not in ("__init__.py", "__main__.py"):
             assert module.name in readme, f"README's package map misses {module.name}"
+    rows = {line.split("`")[1]: line for line in readme.splitlines() if line.startswith("| `")}
+    for package in sorted(p for p in (ROOT / "course").iterdir() if (p / "__init__.py").is_file()):
+        row = rows.get(f"{package.name}/")
+        assert row is not None, f"README's package map misses {package.name}/"
+        for module in package.rglob("*.py"):
+            if module.name != "__init__.py":
+                assert f"`{module.name}`" in row, f"README's row of {package.name}/ misses {module.name}"
     for notebook in NOTEBOOKS:
         assert notebook.name in readme, f"README's syllabus misses {notebook.name}"

@@ -1,6 +1,6 @@
 """The student kernel's sandbox: what the grader does so that a student's code cannot reach the grade.
 
-``python -m course.sandbox [options] -- KERNEL ARGV ...`` prepares its own process and then becomes
+``python -m course.teaching.sandbox [options] -- KERNEL ARGV ...`` prepares its own process and then becomes
 the kernel (``exec``), so everything below holds for the kernel and for every process it starts:
 
 - **its own session**, so the grader can stop the kernel and its children together;
@@ -17,7 +17,7 @@ the kernel (``exec``), so everything below holds for the kernel and for every pr
 It does not stop network access, and without root a kernel of the grader's own user can still read
 and write whatever that user can outside the hidden folders: the grader then checks afterwards that
 neither the teacher's notebooks nor any code the checks loaded changed while grading, and refuses
-the grade if one did (see :mod:`course.grading`).
+the grade if one did (see :mod:`course.teaching.grading`).
 
 :func:`kernel_spec` writes the Jupyter kernel spec that starts a kernel this way;
 :func:`descendants` and :func:`stop_new_descendants` find and stop every process the kernel left
@@ -151,7 +151,7 @@ def _tasks_of(uid: int) -> int:
 
 
 def _run(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m course.sandbox")
+    parser = argparse.ArgumentParser(prog="python -m course.teaching.sandbox")
     parser.add_argument("--memory", type=int, default=Limits.memory)
     parser.add_argument("--cpu-time", type=int, default=Limits.cpu_seconds)
     parser.add_argument("--processes", type=int, default=Limits.processes)
@@ -178,7 +178,7 @@ def _run(argv: list[str]) -> None:
             os.chown(path, user.pw_uid, user.pw_gid)
     hidden = _hide(args.hide)
     if user is not None and not (hidden and _reachable([sys.executable, sys.prefix, sys.base_prefix, str(home),
-                                                          str(Path(__file__).resolve().parent)])):
+                                                          str(Path(__file__).resolve().parents[1])])):
         user = None  # Python is out of reach of other users: the kernel keeps the grader's user
     limits = Limits(args.memory, args.cpu_time, args.processes, args.file_size)
     if user is not None:
@@ -199,7 +199,7 @@ def _run(argv: list[str]) -> None:
 
 def kernel_spec(folder: Path, home: Path, connection_file: Path, hide: list[Path], limits: Limits) -> Path:
     """Write ``folder/kernels/course-sandbox/kernel.json`` for a kernel started through this module."""
-    argv = [sys.executable, "-m", "course.sandbox", "--memory", str(limits.memory), "--cpu-time",
+    argv = [sys.executable, "-m", "course.teaching.sandbox", "--memory", str(limits.memory), "--cpu-time",
             str(limits.cpu_seconds), "--processes", str(limits.processes), "--file-size", str(limits.file_size),
             "--home", str(home), "--connection-file", str(connection_file)]
     for path in hide:
@@ -251,7 +251,7 @@ def stop_new_descendants(before: set[tuple[int, str]], seconds: float = 10.0) ->
     """Kill every process below this one that was not in ``before``, until none is left; the number killed.
 
     A process that detached itself (a double fork, a new session) still comes back here, because
-    :func:`course.grading.grade_notebook` makes the grader the subreaper of its descendants.
+    :func:`course.teaching.grading.grade_notebook` makes the grader the subreaper of its descendants.
     """
     killed: set[int] = set()
     deadline = time.monotonic() + seconds

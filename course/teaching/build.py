@@ -2,12 +2,12 @@
 
 For each ``notebooks/NN_*.ipynb``, papermill executes it with the chosen profile into
 ``build/notebooks/``, nbconvert renders it to HTML beside it, its figures are saved under
-``build/figures/``, and its headline numbers (see :mod:`course.report`) are collected.
+``build/figures/``, and its headline numbers (see :mod:`course.teaching.report`) are collected.
 ``build/index.html`` links all of it, with the time each notebook took. It opens with the claims
 table (:func:`course.claims.measure_claims` on the models the notebooks saved: does each claim the
 course teaches hold in this build?) and the teacher's table: which ideas each notebook covers, its
 assignments, and its student version (written to ``build/assignments/`` by
-:func:`course.assignments.write_student_versions`).
+:func:`course.teaching.assignments.write_student_versions`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..claims import Claim, claims_html, claims_json, measure_claims
+from ..errors import CourseError
+from ..paths import atomic_path, build_dir, project_root
+from ..settings import resolve_profile
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
-from .claims import Claim, claims_html, claims_json, measure_claims
-from .errors import CourseError
-from .paths import atomic_path, build_dir, project_root
 from .report import HEADLINE_MIME
-from .settings import resolve_profile
 
 
 @dataclass

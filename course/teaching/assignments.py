@@ -6,7 +6,7 @@ or nbgrader itself:
 - a **solution cell** (cell metadata ``nbgrader.solution = true``) holds the code a student writes,
   between a ``### BEGIN SOLUTION`` and a ``### END SOLUTION`` line;
 - a **grade cell** (``nbgrader.grade = true``, with ``points`` and a ``grade_id``) right after its
-  solution cells calls the check of :mod:`course.checks`; lines between ``### BEGIN HIDDEN TESTS``
+  solution cells calls the check of :mod:`course.teaching.checks`; lines between ``### BEGIN HIDDEN TESTS``
   and ``### END HIDDEN TESTS`` are the teacher's and are removed from the student's copy.
 
 An assignment is a grade cell together with the solution cells since the previous grade cell; its
@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import AssignmentMarkerError, NotebookFileError
-from .paths import atomic_path, build_dir, project_root
+from ..errors import AssignmentMarkerError, NotebookFileError
+from ..paths import atomic_path, build_dir, project_root
 
 BEGIN_SOLUTION = "BEGIN SOLUTION"
 END_SOLUTION = "END SOLUTION"

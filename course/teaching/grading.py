@@ -9,10 +9,10 @@ The student's file is read once and never written. What runs, and where:
   hidden tests all come from the teacher's notebook, whatever the student did to cells, types or
   metadata.
 - **The student kernel** runs the student's code cells (up to their last assignment cell) in the
-  sandbox of :mod:`course.sandbox`: a private home, limits on memory, CPU time and processes, the
+  sandbox of :mod:`course.teaching.sandbox`: a private home, limits on memory, CPU time and processes, the
   teacher's folders hidden, and as user ``nobody`` when the grader is root. Then it answers calls.
 - **The checking kernel** runs the teacher's cells, with each solution cell replaced by stand-ins
-  for the functions it defines (:mod:`course.remote`): calling one calls the student's function in
+  for the functions it defines (:mod:`course.teaching.remote`): calling one calls the student's function in
   the student kernel and brings the result back as data. The checks and hidden tests run here,
   where no student code ever runs.
 
@@ -36,6 +36,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
 from . import sandbox
 from .assignments import (
     BEGIN_SOLUTION,
@@ -48,7 +49,6 @@ from .assignments import (
     notebook_paths,
     read_notebook,
 )
-from .errors import AssignmentMarkerError, GradingError, NotebookFileError
 
 STUDENT_FAULTS = ("StudentTimeout", "StudentKernelDied")  # a checking cell that failed this way: new student kernel
 
@@ -291,7 +291,7 @@ class _StudentKernel:
     def serve(self) -> None:
         """Start answering calls (after the cells ran); wait until the socket is there."""
         self.socket.unlink(missing_ok=True)
-        self.runner.execute_quietly(f"import course.remote as _course_remote\n"
+        self.runner.execute_quietly(f"import course.teaching.remote as _course_remote\n"
                                     f"_course_remote.serve({str(self.socket)!r}, globals())")
         deadline = time.monotonic() + 30
         while not self.socket.exists() and time.monotonic() < deadline:
@@ -345,7 +345,7 @@ def _checking_notebook(teacher, assignments: list[Assignment], socket_path: Path
         if index in solution_cells and cell.cell_type == "code":
             names = _defined_names(teacher.cells[index].source)
             cell.source = "\n".join(f"{name} = _course_remote.function({name!r})" for name in names) or "pass"
-    setup = new_code_cell(f"import course.remote as _course_remote\n"
+    setup = new_code_cell(f"import course.teaching.remote as _course_remote\n"
                           f"import ctypes as _course_ctypes, sys as _course_sys\n"
                           f"if _course_sys.platform.startswith('linux'):\n"
                           f"    _course_ctypes.CDLL(None).prctl({sandbox.PR_SET_DUMPABLE}, 0, 0, 0, 0)\n"
@@ -371,7 +371,8 @@ def _changed_since(paths, started: float) -> list[str]:
 
 
 def _course_files() -> list[Path]:
-    return list(Path(__file__).resolve().parent.rglob("*.py"))
+    """Every module of the ``course`` package (this file is in ``course/teaching/``)."""
+    return list(Path(__file__).resolve().parents[1].rglob("*.py"))
 
 
 def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke", source_dir: str | Path | None = None,

@@ -1,0 +1,141 @@
+"""Check of the analogy assignment (notebook 05): 3CosAdd over unit vectors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start
+
+# ------------------------------------------------------------------------------- 3CosAdd analogy
+
+
+def _analogy_scores(vectors: np.ndarray, abc: Sequence[int], coefficients=(-1, 1, 1), unit_offset: bool = True,
+                    cosine: bool = True, exclude: bool = True) -> np.ndarray:
+    """``(V,)`` the score of every word as the answer to a : b :: c : ? (3CosAdd, as
+    :func:`course.evaluate.evaluate_analogies` computes it, unless told otherwise).
+
+    vectors: ``(V, d)``; abc: the indices of a, b, c; coefficients: of a, b and c in the offset;
+    unit_offset: build the offset from unit vectors; cosine: score by cosine (else dot product);
+    exclude: a, b and c score -inf.
+    """
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    target = np.asarray(coefficients, dtype=np.float64) @ (unit if unit_offset else vectors)[list(abc)]
+    target = target / max(float(np.linalg.norm(target)), 1e-300)
+    scores = (unit if cosine else vectors) @ target
+    if exclude:
+        scores[list(abc)] = -np.inf
+    return scores
+
+
+_ANALOGY_MISTAKES = [  # (key, what is wrong, arguments of _analogy_scores)
+    ("unit", "builds the offset from vectors that are not unit length: normalise a, b and c first, b̂ - â + ĉ",
+     {"unit_offset": False}),
+    ("unit", "scores the candidates by dot product with vectors that are not unit length; 3CosAdd takes the "
+             "cosine (normalise the candidates to unit vectors)", {"cosine": False}),
+    ("unit", "uses vectors that are not unit length, both in the offset and for the candidates; 3CosAdd takes the "
+             "cosine with b̂ - â + ĉ (all unit vectors)", {"unit_offset": False, "cosine": False}),
+    ("offset", "uses the offset a - b + c; for 'a is to b as c is to d', d ≈ b - a + c", {"coefficients": (1, -1, 1)}),
+    ("offset", "uses the offset a + b - c; for 'a is to b as c is to d', d ≈ b - a + c", {"coefficients": (1, 1, -1)}),
+    ("offset", "uses b + c without subtracting a; d ≈ b - a + c", {"coefficients": (0, 1, 1)}),
+    ("offset", "uses b - a without adding c; d ≈ b - a + c", {"coefficients": (-1, 1, 0)}),
+]
+
+
+def _best_gap(scores: np.ndarray) -> float:
+    finite = np.sort(scores[np.isfinite(scores)])
+    return float(finite[-1] - finite[-2]) if len(finite) > 1 else np.inf
+
+
+def _analogy_case(rng: np.random.Generator, size: int, dim: int, kind: str) -> tuple[np.ndarray, tuple[int, int, int]]:
+    """``(size, dim)`` vectors (float32 values) and a question (a, b, c) on which the ``kind`` of mistake shows:
+    "exclude" (a word of the question scores best), "unit" (vector lengths change the answer),
+    "offset" (a planted answer near b̂ - â + ĉ), or "plain"."""
+    for _ in range(100):
+        spread = 1.0 if kind == "unit" else 0.3
+        vectors = rng.normal(size=(size, dim)) * np.exp(rng.normal(0, spread, (size, 1)))
+        a, b, c = (int(i) for i in rng.choice(size, 3, replace=False))
+        if kind == "exclude":  # b close to a: the offset b̂ - â + ĉ is close to ĉ
+            vectors[b] = vectors[a] * rng.uniform(0.7, 1.4) + rng.normal(0, 0.05, dim) * np.linalg.norm(vectors[a])
+        if kind == "offset":
+            unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+            answer = int(rng.choice([i for i in range(size) if i not in (a, b, c)]))
+            planted = unit[b] - unit[a] + unit[c] + rng.normal(0, 0.15 / dim**0.5, dim)
+            vectors[answer] = planted / np.linalg.norm(planted) * np.exp(rng.normal(0, spread))
+        vectors = vectors.astype(np.float32).astype(np.float64)
+        scores = _analogy_scores(vectors, (a, b, c))
+        if _best_gap(scores) < 1e-4:
+            continue
+        right = int(np.argmax(scores))
+        if kind == "exclude" and int(np.argmax(_analogy_scores(vectors, (a, b, c), exclude=False))) not in (a, b, c):
+            continue
+        if kind in ("unit", "offset"):
+            shown = [np.argmax(_analogy_scores(vectors, (a, b, c), **kwargs)) != right
+                     for key, _, kwargs in _ANALOGY_MISTAKES if key == kind]
+            if not any(shown):
+                continue
+        break
+    return vectors, (a, b, c)
+
+
+def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(kv, a, b, c) -> word``.
+
+    Inputs: ``kv`` a gensim ``KeyedVectors`` of V random vectors ``(V, d)`` of uneven length, and three
+    of its words a, b, c. Expected: the word d (a str) of "a is to b as c is to d": the word other than
+    a, b and c whose unit vector has the largest cosine with b̂ - â + ĉ (the 3CosAdd of
+    :func:`course.evaluate.evaluate_analogies`).
+    """
+    from gensim.models import KeyedVectors
+
+    rng, failures = _start(function, "analogy_3cosadd", seed, trials)
+    kinds = ("exclude", "unit", "offset", "plain")
+    sizes = _sizes(trials, [(4, 2, "exclude"), (5, 3, "plain")],
+                   lambda: (int(rng.integers(8, 61)), int(rng.integers(3, 26)), None))
+    for trial, (size, dim, kind) in enumerate(sizes):
+        vectors, abc = _analogy_case(rng, size, dim, kind or kinds[trial % len(kinds)])
+        words = [f"w{i:02d}" for i in range(size)]
+        kv = KeyedVectors(dim)
+        kv.add_vectors(words, vectors.astype(np.float32))
+        a, b, c = (words[i] for i in abc)
+        where = f"V={size} words, d={dim}, the question {a} : {b} :: {c} : ?"
+        answer = _call(function, (kv, a, b, c), shapes=f"a KeyedVectors of {size} words × {dim} dimensions")
+        _check_word(answer, kv, where)
+        scores = _analogy_scores(vectors, abc)
+        right = words[int(np.argmax(scores))]
+        if answer != right:
+            failures.add(where, _analogy_findings(vectors, abc, words, answer, right, scores))
+    failures.raise_if_any()
+    _right(f"the answers match 3CosAdd on {trials} random sets of vectors "
+           f"(V from {_span([s for s, _, _ in sizes])} words, d from {_span([d for _, d, _ in sizes])}).")
+
+
+def _check_word(answer, kv, where: str) -> None:
+    if isinstance(answer, str):
+        if answer not in kv.key_to_index:
+            raise CheckFailed(_sentence(f"Your answer {answer!r} is not a word of kv", where))
+        return
+    if isinstance(answer, tuple | list) and answer and isinstance(answer[0], str):
+        hint = f"{_describe(answer)} starting with {answer[0]!r}; return only the word (a str)"
+    elif isinstance(answer, int | np.integer):
+        hint = f"the index {int(answer)}; return the word itself, kv.index_to_key[{int(answer)}]"
+    else:
+        hint = f"{_describe(answer)}; return the word (a str)"
+    raise CheckFailed(_sentence(f"Your function should return a word, got {hint}", where))
+
+
+def _analogy_findings(vectors, abc, words, answer, right, scores) -> list[tuple[str, str]]:
+    index = words.index(answer)
+    findings = []
+    if index in abc:
+        findings.append(("fact:exclude", f"Your answer {answer!r} is one of the question words a, b, c; exclude a, b "
+                                    "and c from the candidates (they are usually the closest to b̂ - â + ĉ)"))
+    for key, wrong, kwargs in _ANALOGY_MISTAKES:
+        if int(np.argmax(_analogy_scores(vectors, abc, **kwargs))) == index:
+            findings.append((key, f"Your answer {answer!r} is what 3CosAdd gives when it {wrong}; the answer is "
+                                  f"{right!r}"))
+    cosines = _analogy_scores(vectors, abc, exclude=False)
+    return findings + [(GENERIC, f"Your answer {answer!r} is not the word whose unit vector has the largest cosine "
+                                  f"with b̂ - â + ĉ: that is {right!r} (cosine {scores.max():.4f}; "
+                                  f"yours {cosines[index]:.4f})")]

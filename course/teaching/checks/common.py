@@ -1,0 +1,154 @@
+"""The checks' shared machinery: tolerances, the collected failures and their messages, calling a student's
+function safely, and random inputs (Zipf counts, vocabularies)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...vocab import Vocabulary
+
+RTOL = 1e-5  # relative tolerance of every comparison: room for float32 arithmetic, far below any mistake
+ATOL = 1e-9
+TORCH_ATOL = 1e-5  # float32 tensors of values of order 1
+GOLDEN_SQUARED = (3 + 5**0.5) / 2  # f / t above which word2vec.c's keep probability drops below 1
+
+
+class CheckFailed(AssertionError):
+    """Your function gave a wrong answer; the message says what is wrong and where it showed."""
+
+
+# ------------------------------------------------------------------------------------ machinery
+
+
+GENERIC = "generic"  # the key of the finding that only says the answer differs, last in every list
+
+
+@dataclass
+class _Failures:
+    """The trials that went wrong, each with its findings: ``(key, message)``, most specific first and the
+    ``GENERIC`` one last."""
+
+    trials: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+
+    def add(self, where: str, findings: list[tuple[str, str]]) -> None:
+        self.trials.append((where, findings))
+
+    def raise_if_any(self) -> None:
+        """Raise, in this order of preference: a finding every failed trial shares; a fact (key ``fact:...``,
+        e.g. "f(0) is not 0") from any of them; the first trial's ``generic`` finding (its last)."""
+        if not self.trials:
+            return
+        shared = set.intersection(*({key for key, _ in findings} for _, findings in self.trials)) - {GENERIC}
+        for wanted in (lambda key: key in shared, lambda key: key.startswith("fact:")):
+            for where, findings in self.trials:
+                for key, message in findings:
+                    if wanted(key):
+                        raise CheckFailed(_sentence(message, where))
+        where, findings = self.trials[0]
+        raise CheckFailed(_sentence(findings[-1][1], where))
+
+
+def _sentence(message: str, where: str) -> str:
+    return f"{message} (with {where})."
+
+
+def _start(function, name: str, seed: int | None, trials: int) -> tuple[np.random.Generator, _Failures]:
+    if not callable(function):
+        raise TypeError(f"check_{name} takes your function itself, e.g. check_{name}({name}); "
+                        f"got {type(function).__name__}")
+    if not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be a whole number of at least 1, got {trials!r}")
+    return np.random.default_rng(seed), _Failures()
+
+
+def _sizes(trials: int, edges: Sequence, draw: Callable[[], object]) -> list:
+    """The edge cases first, then ``draw()`` for the remaining trials."""
+    return [edges[i] if i < len(edges) else draw() for i in range(trials)]
+
+
+def _call(function, args: tuple, kwargs: dict | None = None, *, shapes: str):
+    """``function(*args, **kwargs)``; any exception but NotImplementedError becomes CheckFailed."""
+    try:
+        return function(*args, **(kwargs or {}))
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        raise CheckFailed(f"Your function raised {type(exc).__name__}: {str(exc).rstrip('.')} "
+                          f"on inputs of shape {shapes}.") from exc
+
+
+def _describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"{type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(shape)}"
+    if isinstance(value, tuple | list):
+        return f"a {type(value).__name__} of {len(value)} items"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -> np.ndarray:
+    """``value`` as a float64 array of ``shape``, or CheckFailed saying why not."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise CheckFailed(_sentence(f"{name} should be an array of numbers, got {_describe(value)} ({exc})",
+                                    where)) from None
+    if array.shape != shape:
+        wanted = f"{symbols} = {shape}" if symbols else f"{shape}"
+        raise CheckFailed(_sentence(f"{name} should have shape {wanted}, got {array.shape}", where))
+    if not np.all(np.isfinite(array)):
+        raise CheckFailed(_sentence(f"{name} contains nan or inf", where))
+    return array
+
+
+def _number(value, name: str, where: str) -> float:
+    """``value`` as one float, or CheckFailed saying why not."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise CheckFailed(_sentence(f"{name} should be one number, got {_describe(value)} ({exc})", where)) from None
+    if array.size != 1:
+        raise CheckFailed(_sentence(f"{name} should be one number, got an array of shape {array.shape}", where))
+    number = float(array.reshape(()))
+    if not np.isfinite(number):
+        raise CheckFailed(_sentence(f"{name} is {number}", where))
+    return number
+
+
+def _close(value, reference, atol: float = ATOL) -> bool:
+    value, reference = np.asarray(value, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    return value.shape == reference.shape and bool(np.allclose(value, reference, rtol=RTOL, atol=atol))
+
+
+def _span(values) -> str:
+    low, high = min(values), max(values)
+    return f"{low}" if low == high else f"{low} to {high}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _right(message: str) -> None:
+    print(f"Right: {message}")
+
+
+def _zipf_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``(size,)`` int64 word counts, roughly Zipfian, in random order."""
+    ranks = rng.permutation(size) + 1
+    top = rng.uniform(1e3, 1e5)
+    return np.maximum(1, np.round(top / ranks ** rng.uniform(0.7, 1.3))).astype(np.int64)
+
+
+def _vocabulary(counts: np.ndarray) -> Vocabulary:
+    return Vocabulary([f"w{i}" for i in range(len(counts))], counts, specials=())
+
+
+def _worst(value: np.ndarray, reference: np.ndarray) -> str:
+    """Where two arrays differ most, in words."""
+    index = np.unravel_index(np.argmax(np.abs(value - reference)), reference.shape)
+    at = index[0] if len(index) == 1 else tuple(int(i) for i in index)
+    return f"the largest difference is {abs(value[index] - reference[index]):.3g} at index {at}"

@@ -1,0 +1,237 @@
+"""Checks of the transfer assignments (notebooks 09 and 10): entity spans from BIO labels, entity F1, and
+ULMFiT's slanted triangular and discriminative learning rates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .common import GENERIC, CheckFailed, _array, _call, _close, _describe, _number, _right, _sentence, _sizes, _start
+
+# ------------------------------------------------------------------------------ named entities
+
+ENTITY_KINDS = ("PER", "LOC", "ORG")
+
+
+def _random_labels(rng: np.random.Generator, length: int, well_formed: bool) -> list[str]:
+    """A BIO sequence; unless ``well_formed``, with ``I-`` after ``O`` and type changes inside a run."""
+    labels = []
+    for _ in range(length):
+        draw = rng.random()
+        if draw < 0.45:
+            labels.append("O")
+        elif labels and labels[-1] != "O" and draw < 0.8:
+            kind = labels[-1][2:] if well_formed or rng.random() < 0.7 else str(rng.choice(ENTITY_KINDS))
+            labels.append("I-" + kind)
+        else:
+            prefix = "B-" if well_formed or rng.random() < 0.7 else "I-"
+            labels.append(prefix + str(rng.choice(ENTITY_KINDS)))
+    return labels
+
+
+def _spans_as_tuples(value, where: str) -> list[tuple[str, int, int]]:
+    if not isinstance(value, list | tuple):
+        raise CheckFailed(_sentence(f"Return a list of (type, start, end) tuples, got {_describe(value)}", where))
+    out = []
+    for item in value:
+        if not isinstance(item, list | tuple) or len(item) != 3:
+            raise CheckFailed(_sentence(f"Each entity should be a (type, start, end) tuple, got {item!r}", where))
+        kind, start, end = item
+        try:
+            out.append((str(kind), int(start), int(end)))
+        except (TypeError, ValueError):
+            raise CheckFailed(_sentence(f"start and end should be whole numbers, got {item!r}", where)) from None
+    return out
+
+
+def _strict_spans(labels) -> list[tuple[str, int, int]]:
+    """Only the entities that begin with ``B-`` (an ``I-`` run that continues nothing is dropped)."""
+    from ...ner import entity_spans
+
+    return [span for span in entity_spans(labels) if labels[span[1]].startswith("B-")]
+
+
+def _typeless_spans(labels) -> list[tuple[str, int, int]]:
+    """Runs of non-O labels, a ``B-`` starting a new one, whatever the types."""
+    from ...ner import entity_spans
+
+    plain = [label if label == "O" else label[:2] + "X" for label in labels]
+    return [(labels[start][2:], start, end) for _, start, end in entity_spans(plain)]
+
+
+def _span_findings(labels, spans, reference) -> list[tuple[str, str]]:
+    findings = []
+    if spans == [(kind, start, end - 1) for kind, start, end in reference]:
+        findings.append(("inclusive", "Your ends are one short: return `end` exclusive, as Python slices are, so "
+                                      "that labels[start:end] is the whole entity"))
+    if spans == _strict_spans(labels) != reference:
+        findings.append(("strict", "An I-X that does not continue an entity of type X starts a new entity (the "
+                                   "CoNLL rule, as seqeval reads it); you drop it"))
+    if spans == _typeless_spans(labels) != reference:
+        findings.append(("types", "An I-Y right after an entity of type X starts a new entity of type Y; you "
+                                  "continue the old one"))
+    findings.append((GENERIC, f"For labels {labels} the entities are {reference}, your function gives {spans}"))
+    return findings
+
+
+def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -> None:
+    """Check ``function(labels) -> [(type, start, end), ...]``.
+
+    Inputs: a list of BIO labels (``"O"``, ``"B-PER"``, ``"I-LOC"``, ...), well-formed or not.
+    Expected: :func:`course.ner.entity_spans`: each entity's type, first position and the position
+    after its last, in order; an entity starts at ``B-X`` or at an ``I-X`` that continues no entity
+    of type X.
+    """
+    from ...ner import entity_spans
+
+    rng, failures = _start(function, "entity_spans", seed, trials)
+    edges = [[], ["O", "I-PER", "I-PER"], ["B-PER", "I-PER", "O", "B-ORG", "B-ORG"], ["B-PER", "I-LOC"]]
+    cases = _sizes(trials, edges, lambda: _random_labels(rng, int(rng.integers(1, 16)), bool(rng.random() < 0.5)))
+    for labels in cases:
+        where = f"labels {labels}"
+        spans = _spans_as_tuples(_call(function, (list(labels),), shapes=f"({len(labels)},) labels"), where)
+        reference = entity_spans(labels)
+        if spans != reference:
+            failures.add(where, _span_findings(labels, spans, reference))
+    failures.raise_if_any()
+    _right(f"the entities of {trials} label sequences (well-formed and not, up to 15 labels) match the CoNLL rule.")
+
+
+def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
+    from ...ner import entity_scores_from_counts
+
+    right = sum(len(set(g) & set(p)) for g, p in zip(gold_spans, predicted_spans, strict=True))
+    return entity_scores_from_counts(right, sum(map(len, predicted_spans)), sum(map(len, gold_spans)))
+
+
+def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:
+    from ...ner import entity_spans
+
+    findings = []
+    tokens = [(g == p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)
+              if g != "O" or p != "O"]
+    if tokens and np.isclose(value[2], np.mean(tokens)):
+        findings.append(("tokens", "You count words; F1 counts entities: an entity is found only when its type "
+                                   "and both ends are right"))
+    typeless = _micro_scores([[(0, s, e) for _, s, e in entity_spans(g)] for g in gold],
+                             [[(0, s, e) for _, s, e in entity_spans(p)] for p in predicted])
+    if np.allclose(value, typeless) and not np.allclose(typeless, reference):
+        findings.append(("types", "An entity with the right ends but the wrong type is not found: compare the "
+                                  "type too"))
+    precision, recall = reference[0], reference[1]
+    if np.allclose(value[:2], [recall, precision]) and not np.isclose(precision, recall):
+        findings.append(("swapped", "Precision and recall are swapped: precision divides by the predicted "
+                                    "entities, recall by the gold ones"))
+    findings.append((GENERIC, f"Expected (precision, recall, F1) = ({reference[0]:.4f}, {reference[1]:.4f}, "
+                              f"{reference[2]:.4f}), your function gives ({value[0]:.4f}, {value[1]:.4f}, "
+                              f"{value[2]:.4f})"))
+    return findings
+
+
+def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> None:
+    """Check ``function(gold, predicted) -> (precision, recall, f1)``.
+
+    Inputs: two lists of label sequences, sentence by sentence of equal lengths. Expected: entity
+    precision, recall and F1 over all sentences together (micro-averaged, as ``seqeval`` and the
+    CoNLL script give them): an entity counts as found only when its type and both ends match; 0
+    where there is nothing to divide by.
+    """
+    from ...ner import entity_spans
+
+    rng, failures = _start(function, "entity_f1", seed, trials)
+    edges = [([["O", "O"]], [["O", "O"]]), ([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "O", "B-ORG"]])]
+
+    def draw():
+        gold = [_random_labels(rng, int(rng.integers(1, 12)), True) for _ in range(int(rng.integers(1, 6)))]
+        predicted = [[label if rng.random() < 0.75 else str(rng.choice(["O", "B-PER", "I-PER", "B-LOC", "I-ORG"]))
+                      for label in sentence] for sentence in gold]
+        return gold, predicted
+
+    for gold, predicted in _sizes(trials, edges, draw):
+        where = f"gold {gold} and predicted {predicted}"
+        result = _call(function, ([list(s) for s in gold], [list(s) for s in predicted]),
+                       shapes=f"{len(gold)} sentences")
+        if isinstance(result, Mapping):
+            result = [result.get(key) for key in ("precision", "recall", "f1")]
+        value = _array(result, "(precision, recall, f1)", (3,), "", where)
+        reference = np.array(_micro_scores([entity_spans(g) for g in gold], [entity_spans(p) for p in predicted]))
+        if not _close(value, reference):
+            failures.add(where, _f1_findings(gold, predicted, value, reference))
+    failures.raise_if_any()
+    _right(f"precision, recall and F1 of {trials} taggings match the entity-level (CoNLL) measure.")
+
+
+# ----------------------------------------------------------------------------- ULMFiT schedules
+
+
+def check_slanted_triangular(function, *, seed: int | None = None, trials: int = 40) -> None:
+    """Check ``function(step, total_steps, max_rate, cut_frac, ratio) -> rate``.
+
+    Expected: :func:`course.ulmfit.slanted_triangular`, ULMFiT's slanted triangular learning rate:
+    cut = floor(T cut_frac), a linear rise from ``max_rate / ratio`` to ``max_rate`` at step cut,
+    then a linear fall back to ``max_rate / ratio`` at step T.
+    """
+    from ...ulmfit.schedules import slanted_triangular
+
+    rng, failures = _start(function, "slanted_triangular", seed, trials)
+    edges = [(0, 1_000, 0.01, 0.1, 32.0), (100, 1_000, 0.01, 0.1, 32.0), (1_000, 1_000, 0.01, 0.1, 32.0),
+             (55, 1_000, 0.01, 0.1, 32.0), (7, 25, 0.5, 0.3, 8.0)]
+
+    def draw():
+        total = int(rng.integers(10, 5_000))
+        return (int(rng.integers(0, total + 1)), total, float(rng.uniform(1e-4, 0.1)), float(rng.uniform(0.05, 0.5)),
+                float(rng.uniform(2, 64)))
+
+    for case in _sizes(trials, edges, draw):
+        step, total, top, cut_frac, ratio = case
+        where = f"step {step} of {total}, max_rate {top:.4g}, cut_frac {cut_frac:.3g}, ratio {ratio:.3g}"
+        value = _number(_call(function, case, shapes="five numbers"), "the rate", where)
+        reference = slanted_triangular(*case)
+        if not _close(value, reference, atol=1e-12):
+            cut = max(1, int(total * cut_frac))
+            findings = []
+            if np.isclose(value, top * (step / cut if step < cut else 1 - (step - cut) / (cut * (1 / cut_frac - 1)))):
+                findings.append(("no_ratio", "Your rate falls to 0: the lowest rate is max_rate / ratio, "
+                                             "eta_t = max_rate (1 + p (ratio - 1)) / ratio"))
+            if step >= cut and np.isclose(value, top * (1 + (step / cut) * (ratio - 1)) / ratio):
+                findings.append(("no_fall", "After the cut the rate must fall: "
+                                            "p = 1 - (t - cut) / (cut (1/cut_frac - 1))"))
+            findings.append((GENERIC, f"Your rate is {value:.6g}; it should be {reference:.6g}"))
+            failures.add(where, findings)
+    failures.raise_if_any()
+    _right(f"the slanted triangular rates of {trials} steps (rise, peak, fall, both ends) match ULMFiT's formula.")
+
+
+def check_discriminative_rates(function, *, seed: int | None = None, trials: int = 30) -> None:
+    """Check ``function(top_rate, num_groups, factor) -> list of rates``, bottom group first.
+
+    Expected: :func:`course.ulmfit.discriminative_rates`: the top group gets ``top_rate``, each
+    group below it ``factor`` times less.
+    """
+    from ...ulmfit.schedules import discriminative_rates
+
+    rng, failures = _start(function, "discriminative_rates", seed, trials)
+    edges = [(0.01, 4, 2.6), (0.01, 1, 2.6), (0.004, 3, 1.0)]
+
+    def draw():
+        return float(rng.uniform(1e-4, 0.1)), int(rng.integers(1, 8)), float(rng.uniform(1, 4))
+
+    for case in _sizes(trials, edges, draw):
+        top, groups, factor = case
+        where = f"top_rate {top:.4g}, {groups} groups, factor {factor:.3g}"
+        reference = discriminative_rates(*case)
+        value = _array(_call(function, case, shapes="three numbers"), "the rates", (groups,), "(num_groups,)", where)
+        if not _close(value, reference, atol=1e-12):
+            findings = []
+            if _close(value[::-1], reference, atol=1e-12):
+                findings.append(("order", "Your rates are top group first: give the bottom group (the token encoder) "
+                                          "first and the top group (the head) last"))
+            subtracted = [top - (groups - 1 - g) * top / factor for g in range(groups)]
+            if groups > 1 and _close(value, subtracted, atol=1e-12):
+                findings.append(("subtract", "Each group down divides by the factor; it does not subtract"))
+            findings.append((GENERIC, f"Your rates are {np.round(value, 6).tolist()}; they should be "
+                                      f"{np.round(reference, 6).tolist()}"))
+            failures.add(where, findings)
+    failures.raise_if_any()
+    _right(f"the rates of {trials} stacks of layer groups match eta^(l-1) = eta^l / factor, bottom group first.")
