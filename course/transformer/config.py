@@ -1,0 +1,146 @@
+"""The Transformer's settings in one dataclass, and the two size presets.
+
+The names follow the papers (Vaswani et al., 2017; GPT, Radford et al., 2018; BERT, Devlin et al., 2019):
+
+- ``objective``: ``"causal"`` (GPT: each position predicts the next word and sees only the words
+  before it) or ``"masked"`` (BERT: ``mask_share`` of the words are hidden and predicted from both
+  sides);
+- ``dim`` (d_model): the size of every token's vector in every layer;
+- ``heads`` (h): attention heads per layer, each of d_k = d_model / h dimensions;
+- ``layers`` (L): Transformer blocks; embeddings then have L + 1 layers;
+- ``ff_dim`` (d_ff): the hidden size of the position-wise feed-forward network;
+- ``max_positions``: rows of the learned position table, ``<bos>`` and ``<eos>`` included, so
+  sentences of up to ``max_positions - 2`` words fit whole; longer ones are split into pieces.
+
+Training: AdamW (weight decay on the weight matrices only), the learning rate rising linearly
+over the first ``warmup_share`` of the steps and then falling along a cosine to
+``final_lr_share * lr``, gradients clipped to norm ``clip_norm``.
+
+Presets (``preset("cpu")``, ``preset("gpu")``):
+
+- ``cpu``: for ``wiki-en`` and ``peoples-daily-zh`` on a 2-core CPU: d_model 128, 4 heads, 4
+  blocks, d_ff 512, 128 positions, batches of about 2,000 tokens; about 2.0 million weights on
+  wiki-en (8,873 words: 1.1 million in the tied embedding table), against the ``cpu`` ELMo's 3.4
+  million (whose char-CNN, LSTMs and adaptive softmax are bigger, but which has no table of words
+  on the input side).
+- ``gpu``: a larger model for a GPU, about BERT-small/GPT-mini in shape: d_model 512, 8 heads, 8
+  blocks, d_ff 2,048, 256 positions, batches of 16,384 tokens, bfloat16 autocast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from ..errors import SettingError
+
+OBJECTIVES = ("causal", "masked")
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Everything that defines a Transformer language model and its training."""
+
+    objective: str = "causal"  # "causal" (GPT) or "masked" (BERT)
+    # vocabulary
+    min_count: int = 5
+    max_vocab: int | None = None
+    # network
+    dim: int = 128
+    heads: int = 4
+    layers: int = 4
+    ff_dim: int = 512
+    max_positions: int = 128
+    dropout: float = 0.1
+    # masked objective
+    mask_share: float = 0.15  # of the words, chosen for prediction; of those 80% [MASK], 10% random, 10% kept
+    # training
+    epochs: int = 8
+    batch_tokens: int = 2_000  # padded positions per batch (sentences of about equal length)
+    lr: float = 1e-3
+    warmup_share: float = 0.05  # of all steps, with the learning rate rising linearly from 0
+    final_lr_share: float = 0.1  # cosine decay from lr to lr * final_lr_share
+    weight_decay: float = 0.01
+    clip_norm: float = 1.0
+    heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
+    seed: int = 1
+    device: str = "auto"
+    precision: str = "auto"  # CUDA: "auto" = bf16 autocast where supported; CPU: float32 ("bf16" on request)
+    threads: int = 1  # CPU threads for torch
+    checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
+    preset: str = field(default="custom", compare=False)
+
+    def __post_init__(self):
+        checks = [
+            (self.objective in OBJECTIVES,
+             f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}"),
+            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
+            (self.max_vocab is None or self.max_vocab >= 1, f"max_vocab must be at least 1, got {self.max_vocab}"),
+            (self.dim >= 1, f"dim must be at least 1, got {self.dim}"),
+            (self.heads >= 1, f"heads must be at least 1, got {self.heads}"),
+            (self.heads >= 1 and self.dim % self.heads == 0,
+             f"dim ({self.dim}) must be divisible by heads ({self.heads})"),
+            (self.layers >= 1, f"layers must be at least 1, got {self.layers}"),
+            (self.ff_dim >= 1, f"ff_dim must be at least 1, got {self.ff_dim}"),
+            (self.max_positions >= 3,
+             f"max_positions must be at least 3 (<bos>, a word, <eos>), got {self.max_positions}"),
+            (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
+            (0 < self.mask_share < 1, f"mask_share must be in (0, 1), got {self.mask_share}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
+            (self.lr > 0, f"lr must be positive, got {self.lr}"),
+            (0 <= self.warmup_share < 1, f"warmup_share must be in [0, 1), got {self.warmup_share}"),
+            (0 <= self.final_lr_share <= 1, f"final_lr_share must be in [0, 1], got {self.final_lr_share}"),
+            (self.weight_decay >= 0, f"weight_decay must not be negative, got {self.weight_decay}"),
+            (self.clip_norm > 0, f"clip_norm must be positive, got {self.clip_norm}"),
+            (self.heldout_every >= 2, f"heldout_every must be at least 2, got {self.heldout_every}"),
+            (self.precision in PRECISIONS,
+             f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
+            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
+            (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingError(message)
+
+    @property
+    def head_dim(self) -> int:
+        """d_k = d_model / h: the size of each head's queries, keys and values."""
+        return self.dim // self.heads
+
+    @property
+    def max_words(self) -> int:
+        """Words that fit in one piece: the position table less ``<bos>`` and ``<eos>``."""
+        return self.max_positions - 2
+
+    def to_dict(self) -> dict:
+        """Plain types only: what the model file stores."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TransformerConfig:
+        return cls(**data)
+
+
+PRESETS: dict[str, TransformerConfig] = {
+    # wiki-en and People's Daily on a 2-core CPU (see the module's docstring)
+    "cpu": TransformerConfig(preset="cpu"),
+    # about BERT-small / GPT-mini in shape, for one GPU
+    "gpu": TransformerConfig(dim=512, heads=8, layers=8, ff_dim=2_048, max_positions=256, epochs=10,
+                             batch_tokens=16_384, lr=5e-4, checkpoint_every=1_000, preset="gpu"),
+}
+
+
+def preset(name: str, **overrides) -> TransformerConfig:
+    """The preset ``name`` (``"cpu"`` or ``"gpu"``), with any field replaced by ``overrides``.
+
+    Raises:
+        SettingError: an unknown preset or field, or a value that makes no sense.
+    """
+    if name not in PRESETS:
+        raise SettingError(f"unknown Transformer preset {name!r}: use one of {', '.join(PRESETS)}")
+    unknown = set(overrides) - set(TransformerConfig.__dataclass_fields__)
+    if unknown:
+        raise SettingError(f"unknown Transformer setting(s) {', '.join(sorted(unknown))}: "
+                           f"use the fields of TransformerConfig")
+    return replace(PRESETS[name], **overrides)

@@ -1,0 +1,60 @@
+"""The Transformers the notebooks share: a GPT-style and a BERT-style model per corpus and profile,
+trained once and kept beside the course's biLMs.
+
+They are trained on the same sentences as the course's ELMo (:func:`course.elmo.course_corpus`:
+the whole corpus, or its first 300 sentences in the smoke profile), with the same held-out
+sentences, so that the held-out perplexity of the causal model compares with the forward LM's.
+
+- full profile: the ``cpu`` preset;
+- smoke profile: a tiny model trained in seconds, which tests the mechanics and shows nothing
+  about what a Transformer learns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..elmo.course_models import course_corpus
+from ..errors import SettingError
+from ..paths import models_dir
+from ..settings import by_profile
+from .config import OBJECTIVES, TransformerConfig, preset
+from .model import Transformer
+
+NAMES = {"causal": "gpt", "masked": "bert"}  # the file name's prefix per objective
+SMOKE_SIZES = dict(dim=32, heads=2, layers=2, ff_dim=64, batch_tokens=1_000, min_count=2, epochs=2, lr=3e-3)
+
+
+def course_config(corpus_name: str, objective: str = "causal", profile: str | None = None) -> TransformerConfig:
+    """The settings of the course's Transformer of ``corpus_name`` and ``objective`` in ``profile``."""
+    if objective not in OBJECTIVES:
+        raise SettingError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    return by_profile(profile, full=preset("cpu", objective=objective),
+                      smoke=preset("cpu", objective=objective, **SMOKE_SIZES))
+
+
+def model_path(corpus_name: str, objective: str = "causal", profile: str | None = None) -> Path:
+    """Where the course keeps that model: ``build/models/gpt-<corpus>.pt`` or ``bert-<corpus>.pt``."""
+    if objective not in NAMES:
+        raise SettingError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    return models_dir(profile) / f"{NAMES[objective]}-{corpus_name}.pt"
+
+
+def course_transformer(corpus_name: str, objective: str = "causal", profile: str | None = None,
+                       progress: bool = True, device: str = "auto") -> Transformer:
+    """The course's Transformer of ``corpus_name``: loaded if a build saved it, else trained now and
+    saved (resuming from the checkpoint beside it, if a run was cut short)."""
+    from .training import train_transformer
+
+    path = model_path(corpus_name, objective, profile)
+    if path.is_file():
+        return Transformer.load(path, device=device)
+    config = course_config(corpus_name, objective, profile)
+    if device != "auto":
+        config = TransformerConfig(**{**config.to_dict(), "device": device})
+    checkpoint = path.with_suffix(".checkpoint.pt")
+    model = train_transformer(course_corpus(corpus_name, profile), config, progress=progress,
+                              checkpoint=checkpoint, resume=True)
+    model.save(path)
+    checkpoint.unlink(missing_ok=True)
+    return model

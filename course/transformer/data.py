@@ -1,0 +1,104 @@
+"""Sentences as rows of vocabulary ids, cut to the position table, and batches of sentences of
+about equal length.
+
+A sentence of n words takes n + 2 positions (``<bos>`` .. ``<eos>``); one longer than
+``max_positions - 2`` words is split into pieces of at most that many, each a sentence of its
+own (for training and for embedding alike; the caller says how many were split).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..elmo.batching import length_batches
+from ..vocab import Vocabulary
+
+SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>", "<mask>")  # the vocabulary's first ids
+
+
+@dataclass
+class Batch:
+    """``B`` sentences wrapped in ``<bos>`` .. ``<eos>`` and padded to ``T`` positions.
+
+    Attributes:
+        ids: ``(B, T)`` int64 vocabulary ids (``<pad>`` after each sentence).
+        mask: ``(B, T)`` bool, True at real positions.
+        words: real words in the batch (``<bos>`` and ``<eos>`` not counted).
+    """
+
+    ids: torch.Tensor
+    mask: torch.Tensor
+    words: int
+
+    def to(self, device: torch.device) -> Batch:
+        return self if device.type == "cpu" else Batch(self.ids.to(device), self.mask.to(device), self.words)
+
+
+def split_offsets(offsets: np.ndarray, max_length: int) -> np.ndarray:
+    """Sentence offsets with every sentence longer than ``max_length`` cut into pieces of at most
+    ``max_length`` tokens (the last piece holds the rest)."""
+    starts = []
+    for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
+        starts.extend(range(start, max(end, start + 1), max_length))
+    return np.asarray([*starts, int(offsets[-1])], dtype=np.int64)
+
+
+def pad_batch(sentences: list[np.ndarray], words: Vocabulary) -> Batch:
+    """Wrap each id array in ``<bos>`` .. ``<eos>`` and pad them to the longest: a :class:`Batch`."""
+    width = max(len(s) for s in sentences) + 2
+    ids = np.full((len(sentences), width), words.pad_id, dtype=np.int64)
+    mask = np.zeros((len(sentences), width), dtype=bool)
+    for row, sentence in enumerate(sentences):
+        ids[row, : len(sentence) + 2] = [words.bos_id, *sentence, words.eos_id]
+        mask[row, : len(sentence) + 2] = True
+    return Batch(torch.from_numpy(ids), torch.from_numpy(mask), sum(len(s) for s in sentences))
+
+
+class SentenceIds:
+    """Sentences as vocabulary ids (unknown words as ``<unk>``), split to fit the position table.
+
+    Args:
+        ids: ``(N,)`` int64 vocabulary ids of every token.
+        offsets: ``(S + 1,)`` sentence ``i`` is ``ids[offsets[i]:offsets[i + 1]]``.
+        words: the vocabulary; max_words: longer sentences are split into pieces of this many.
+    """
+
+    def __init__(self, ids: np.ndarray, offsets: np.ndarray, words: Vocabulary, max_words: int):
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.words = words
+        lengths = np.diff(offsets)
+        self.num_split = int((lengths > max_words).sum())
+        self.offsets = split_offsets(np.asarray(offsets, dtype=np.int64), max_words)
+
+    @classmethod
+    def from_corpus(cls, corpus, sentences: np.ndarray, words: Vocabulary, max_words: int) -> SentenceIds:
+        """Some sentences (numbers) of a :class:`~course.corpus.Corpus`."""
+        table = np.asarray([words.word_to_id.get(word, words.unk_id) for word in corpus.types], dtype=np.int64)
+        starts, ends = corpus.offsets[sentences], corpus.offsets[np.asarray(sentences) + 1]
+        lengths = ends - starts
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return cls(table[corpus.token_ids[positions]], offsets, words, max_words)
+
+    @property
+    def num_sentences(self) -> int:
+        """Sentences (pieces of long ones counted separately)."""
+        return len(self.offsets) - 1
+
+    @property
+    def num_tokens(self) -> int:
+        return len(self.ids)
+
+    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
+        """Sentence numbers grouped into batches of about ``batch_tokens`` padded positions each (at
+        least one sentence): sorted by length (ties in random order when ``rng`` is given), cut
+        into consecutive groups, and the groups shuffled. How many batches depends only on the
+        lengths, never on ``rng``."""
+        return length_batches(np.diff(self.offsets), batch_tokens, rng)
+
+    def batch(self, sentences: np.ndarray) -> Batch:
+        """The :class:`Batch` of the given sentence numbers."""
+        return pad_batch([self.ids[self.offsets[i]:self.offsets[i + 1]] for i in sentences], self.words)

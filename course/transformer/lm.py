@@ -1,0 +1,144 @@
+"""The network: a stack of Transformer blocks over word and position embeddings, with a softmax
+tied to the word embeddings (GPT, Radford et al., 2018; BERT, Devlin et al., 2019).
+
+A sentence is wrapped as ``<bos> w_1 .. w_n <eos>`` (positions 0 .. n + 1, at most
+``max_positions``). With E ``(V, d)`` the word embeddings and P ``(max_positions, d)`` the
+learned position embeddings,
+
+    x_t^{(0)} = E[w_t]                                         layer 0: the word alone, no position
+    h_t^{(0)} = Dropout(E[w_t] + P[t])                         the input of the first block
+    h^{(j)}   = Block_j(h^{(j-1)}),  j = 1 .. L                layer j (the residual stream)
+    p(w | h_t^{(L)}) = softmax(LN(h_t^{(L)}) E^T + b)          the softmax shares E (tied weights)
+
+The two objectives differ in what a position may see and what it predicts:
+
+- ``causal`` (GPT): position t attends to positions 0 .. t only (a causal mask), and its top state
+  predicts the next word, w_{t+1}: n + 1 predictions per sentence (the words and ``<eos>``), as
+  ELMo's forward LM makes, so their perplexities compare;
+- ``masked`` (BERT): every position attends to every real position, the input has ~15% of its
+  words corrupted (:mod:`~course.transformer.masking`), and the top state at a chosen position
+  predicts the word that was there.
+
+In both, padding comes after each sentence and is masked out as a key, so no real position ever
+depends on it: a sentence gets the same states in any batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .block import TransformerBlock
+from .config import TransformerConfig
+from .masking import IGNORE
+
+
+@dataclass
+class TransformerStates:
+    """What the network computes for a batch of ``B`` sentences of at most ``T`` positions.
+
+    Attributes:
+        tokens: ``(B, T, d)`` the word embeddings E[w_t] (layer 0; no position in them).
+        layers: L tensors ``(B, T, d)``: the output of each block, bottom first.
+        mask: ``(B, T)`` bool, True at real positions (``<bos>`` and ``<eos>`` included).
+        weights: per block ``(B, h, T, T)`` attention weights, when asked for; else None.
+    """
+
+    tokens: torch.Tensor
+    layers: list[torch.Tensor]
+    mask: torch.Tensor
+    weights: list[torch.Tensor] | None = None
+
+
+class TransformerLM(nn.Module):
+    """Word and position embeddings, L pre-LN blocks, a final layer norm and a tied softmax.
+
+    Args:
+        config: the sizes and the objective (see :class:`~course.transformer.config.TransformerConfig`).
+        vocab_size: V, words of the vocabulary (special tokens included).
+        seed: the weights are drawn from this seed (default ``config.seed``; the global random
+            state is left alone), so the same seed gives the same untrained network.
+    """
+
+    def __init__(self, config: TransformerConfig, vocab_size: int, seed: int | None = None):
+        super().__init__()
+        self.config = config
+        self.causal = config.objective == "causal"
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(config.seed if seed is None else seed)
+            self.token_embedding = nn.Embedding(vocab_size, config.dim)  # E, also the softmax's weights
+            self.position_embedding = nn.Embedding(config.max_positions, config.dim)  # P
+            self.dropout = nn.Dropout(config.dropout)
+            self.blocks = nn.ModuleList(TransformerBlock(config.dim, config.heads, config.ff_dim, config.dropout)
+                                        for _ in range(config.layers))
+            self.final_norm = nn.LayerNorm(config.dim)
+            self.output_bias = nn.Parameter(torch.zeros(vocab_size))  # b
+            self._initialise()
+
+    def _initialise(self) -> None:
+        """GPT-2's initialisation: weights ~ N(0, 0.02^2), biases 0, and the projections that add to
+        the residual stream (W^O, W_2) scaled by 1 / sqrt(2 L), so the stream does not grow with depth."""
+        for module in self.modules():
+            if isinstance(module, nn.Linear | nn.Embedding):
+                nn.init.normal_(module.weight, std=0.02)
+            if isinstance(module, nn.Linear) and module.bias is not None:
+                nn.init.zeros_(module.bias)
+        for block in self.blocks:
+            for linear in (block.attention.out, block.feed_forward[2]):
+                nn.init.normal_(linear.weight, std=0.02 / math.sqrt(2 * self.config.layers))
+
+    def forward(self, ids: torch.Tensor, padding_mask: torch.Tensor | None = None,
+                need_weights: bool = False) -> TransformerStates:
+        """States of ``<bos> w_1 .. w_n <eos>`` sentences.
+
+        Args:
+            ids: ``(B, T)`` int64 word ids, T <= ``max_positions``.
+            padding_mask: ``(B, T)`` bool, True at real positions (default: all real).
+            need_weights: keep every block's attention weights.
+        """
+        batch, length = ids.shape
+        if padding_mask is None:
+            padding_mask = torch.ones(batch, length, dtype=torch.bool, device=ids.device)
+        tokens = self.token_embedding(ids)  # (B, T, d)
+        positions = torch.arange(length, device=ids.device)
+        h = self.dropout(tokens + self.position_embedding(positions))  # (B, T, d)
+        layers, weights = [], []
+        for block in self.blocks:
+            h, w = block(h, padding_mask, self.causal, need_weights)
+            layers.append(h)
+            weights.append(w)
+        return TransformerStates(tokens, layers, padding_mask, weights if need_weights else None)
+
+    def logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """``(..., d)`` top states -> ``(..., V)`` float32 scores LN(h) E^T + b."""
+        return (self.final_norm(hidden) @ self.token_embedding.weight.t()).float() + self.output_bias
+
+    def predictions(self, ids: torch.Tensor, padding_mask: torch.Tensor,
+                    targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The top states that make a prediction and the words they predict: ``(N, d)`` and ``(N,)``.
+
+        Causal: the state at t predicts ``ids[:, t + 1]`` wherever t + 1 is a real position.
+        Masked: ``ids`` is the corrupted input and ``targets`` ``(B, T)`` holds the word to predict
+        at each chosen position (:data:`~course.transformer.masking.IGNORE` elsewhere).
+        """
+        top = self(ids, padding_mask).layers[-1]
+        if self.causal:
+            pairs = padding_mask[:, 1:]
+            return top[:, :-1][pairs], ids[:, 1:][pairs]
+        if targets is None:
+            raise ValueError("the masked objective needs the targets of mask_tokens")
+        chosen = targets != IGNORE
+        return top[chosen], targets[chosen]
+
+    def loss(self, ids: torch.Tensor, padding_mask: torch.Tensor,
+             targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """``(loss, nll_sum, predictions)``: the mean negative log-likelihood per prediction (the
+        tensor to call ``backward()`` on), their sum (detached) and their number N, so that the
+        perplexity is exp(nll_sum / N)."""
+        hidden, words = self.predictions(ids, padding_mask, targets)
+        nll = nn.functional.cross_entropy(self.logits(hidden), words, reduction="sum")
+        count = int(words.numel())
+        return nll / max(count, 1), nll.detach(), count

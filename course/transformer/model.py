@@ -1,0 +1,197 @@
+"""A Transformer language model as one object: the network with its vocabulary and training
+record, and the model file that holds them.
+
+The model file is a ``torch.save`` dictionary of plain types and tensors (read back with
+``weights_only=True``): ``{"format": "course.transformer/1", "config", "words", "counts",
+"specials", "weights", "state"}``; a checkpoint adds the optimizer's state and the random
+generator's.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..devices import resolve_device
+from ..errors import ModelFileError
+from ..paths import atomic_path
+from ..vocab import Vocabulary
+from .config import TransformerConfig
+from .lm import TransformerLM
+
+FORMAT = "course.transformer/1"
+KNOWN_FORMATS = {"course.elmo/1": "an ELMo model file"}  # other kinds of course model file, by their mark
+
+
+@dataclass
+class TrainingState:
+    """Where training stands, and what it measured.
+
+    Attributes:
+        step: optimizer steps taken; ``epoch``: epochs finished; ``batch_in_epoch``: batches of
+            the current epoch done; ``tokens``: words trained on; ``seconds``: time spent in steps.
+        history: one entry per logging interval: ``step``, ``tokens``, ``seconds``, ``lr``,
+            ``loss`` (mean negative log-likelihood per prediction) and ``perplexity`` (its exp).
+        heldout: held-out ``perplexity`` after every epoch (and where training stopped early),
+            with ``epoch``, ``step``, ``tokens`` and ``predictions``.
+        finished: all epochs done.
+    """
+
+    step: int = 0
+    epoch: int = 0
+    batch_in_epoch: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+    history: list[dict] = field(default_factory=list)
+    heldout: list[dict] = field(default_factory=list)
+    finished: bool = False
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+class Transformer:
+    """A GPT-style (``objective="causal"``) or BERT-style (``"masked"``) model with its vocabulary.
+
+    Args:
+        config: the settings (the weights are drawn from ``config.seed``).
+        words: the vocabulary (``<pad>``, ``<unk>``, ``<bos>``, ``<eos>``, ``<mask>``, then the words).
+        device: where the network lives (default ``config.device``; ``"auto"`` picks CUDA if present).
+        seed: draw the weights from this seed instead of ``config.seed``.
+    """
+
+    def __init__(self, config: TransformerConfig, words: Vocabulary, device: str | None = None,
+                 seed: int | None = None):
+        self.config = config
+        self.words = words
+        self.device = resolve_device(device or config.device)
+        self.network = TransformerLM(config, len(words), seed=seed).to(self.device)
+        self.state = TrainingState()
+
+    def __repr__(self) -> str:
+        kind = "GPT-style causal" if self.config.objective == "causal" else "BERT-style masked"
+        return (f"Transformer({kind}, {len(self.words):,} words, {self.num_parameters / 1e6:.1f}M parameters, "
+                f"preset={self.config.preset!r}, steps={self.state.step:,}, device={self.device})")
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.network.parameters())
+
+    @property
+    def num_layers(self) -> int:
+        """L + 1: the layers :meth:`embed` gives per token."""
+        return self.config.layers + 1
+
+    @property
+    def dim(self) -> int:
+        """Size of each layer's vector, d_model."""
+        return self.config.dim
+
+    def untrained(self, seed: int | None = None) -> Transformer:
+        """The same architecture and vocabulary with freshly drawn weights: from ``seed``, by default
+        ``config.seed``, which gives exactly the weights training started from."""
+        return Transformer(self.config, self.words, device=str(self.device), seed=seed)
+
+    # ------------------------------------------------------------------------------- using it
+
+    def embed(self, sentences, batch_tokens: int = 4_000) -> list[np.ndarray]:
+        """Every layer for each token: a list of ``(L + 1, n_i, d)`` float32 arrays, one per sentence
+        of ``n_i`` tokens (see :func:`course.transformer.embedder.embed_sentences`)."""
+        from .embedder import embed_sentences
+
+        return embed_sentences(self.network, self.words, sentences, batch_tokens=batch_tokens)
+
+    def token_vectors(self, words) -> np.ndarray:
+        """``(len(words), d)`` layer 0 of each word (its word embedding): a static vector."""
+        from .embedder import token_vectors
+
+        return token_vectors(self.network, self.words, list(words))
+
+    def perplexity(self, sentences, batch_tokens: int | None = None) -> dict:
+        """``{"perplexity", "predictions"}`` on ``sentences`` (a corpus or lists of tokens); see
+        :mod:`course.transformer.perplexity` for what each objective counts."""
+        from ..corpus import Corpus, from_sentences
+        from .data import SentenceIds
+        from .embedder import warn_split
+        from .perplexity import evaluate_perplexity
+
+        corpus = sentences if isinstance(sentences, Corpus) else from_sentences(sentences, name="sentences")
+        data = SentenceIds.from_corpus(corpus, np.arange(corpus.num_sentences), self.words, self.config.max_words)
+        warn_split(data.num_split, corpus.num_sentences, self.config.max_words, "sentences")
+        return evaluate_perplexity(self.network, data, self.config, batch_tokens)
+
+    @torch.no_grad()
+    def attention(self, tokens) -> np.ndarray:
+        """``(L, h, n + 2, n + 2)`` attention weights of one sentence of n tokens (it must fit the
+        position table), ``<bos>`` and ``<eos>`` included: row t is where position t looks."""
+        from .data import pad_batch
+
+        batch = pad_batch([self.words.encode(list(tokens))], self.words)
+        was_training = self.network.training
+        self.network.eval()
+        try:
+            states = self.network(batch.ids.to(self.device), batch.mask.to(self.device), need_weights=True)
+        finally:
+            self.network.train(was_training)
+        return torch.stack([w[0] for w in states.weights]).float().cpu().numpy()
+
+    # ------------------------------------------------------------------------------ the file
+
+    def save(self, path: str | os.PathLike, extra: dict | None = None) -> Path:
+        """Write the model file (atomically); ``extra`` entries are stored beside (checkpoints)."""
+        payload = {
+            "format": FORMAT,
+            "config": self.config.to_dict(),
+            "words": [str(word) for word in self.words.words],
+            "counts": self.words.counts.tolist(),
+            "specials": list(self.words.specials),
+            "weights": {name: tensor.detach().cpu() for name, tensor in self.network.state_dict().items()},
+            "state": asdict(self.state),
+            **(extra or {}),
+        }
+        target = Path(path)
+        if target.is_dir():
+            raise ModelFileError(f"{target} is a folder: give a file name for the model")
+        with atomic_path(target) as temporary:
+            torch.save(payload, temporary)
+        return target
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str | None = None, with_extra: bool = False):
+        """Read a model file written by :meth:`save` (on ``device``; default ``"auto"``).
+
+        Returns the model, or ``(model, payload)`` with ``with_extra=True``.
+
+        Raises:
+            ModelFileError: no such file, a damaged one, or not a Transformer model file of ours.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise ModelFileError(f"{path}: no such model file; train one with "
+                                 "course.transformer.train_transformer or course_transformer")
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a file that is not its own
+            raise ModelFileError(f"{path}: not a readable Transformer model file (truncated, or another kind of "
+                                 f"file: {type(exc).__name__}); train it again") from None
+        mark = payload.get("format") if isinstance(payload, dict) else None
+        if mark != FORMAT:
+            what = (f"{KNOWN_FORMATS[mark]} ({mark!r})" if mark in KNOWN_FORMATS
+                    else f"a file marked {mark!r}" if isinstance(mark, str) else "a file without a course model mark")
+            raise ModelFileError(f"{path}: is {what}, not a Transformer model file of this course "
+                                 f"(expected the mark {FORMAT!r})")
+        try:
+            config = TransformerConfig.from_dict(payload["config"])
+            words = Vocabulary(payload["words"], payload["counts"], payload["specials"])
+            model = cls(config, words, device=device or "auto")
+            model.network.load_state_dict(payload["weights"])
+            model.state = TrainingState(**payload["state"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            message = f"{path}: a damaged Transformer model file ({type(exc).__name__}: {exc})"
+            raise ModelFileError(" ".join(message.split())[:300]) from None
+        return (model, payload) if with_extra else model

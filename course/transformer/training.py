@@ -1,0 +1,242 @@
+"""Training a Transformer LM: batches of equal-length sentences, AdamW with a warm-up and a cosine
+decay, gradient clipping, held-out perplexity after every epoch, checkpoints and resuming.
+
+The conventions are ELMo's (:func:`course.elmo.train_elmo`): every ``config.heldout_every``-th
+sentence is held out (:func:`course.elmo.training.split_heldout`), the vocabulary is counted on
+the rest, each epoch's batches are shuffled from (seed, epoch), and a checkpoint keeps the model,
+the optimizer and the random generator, so that a resumed run gives bit for bit the weights and
+history of an uninterrupted one. For the masked objective each batch's masks are drawn from
+(seed, epoch, batch), so they too are the same in a resumed run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..devices import resolve_device
+from ..elmo.training import cpu_threads, split_heldout
+from ..errors import ModelFileError, SettingError, TrainingDivergedError
+from ..vocab import Vocabulary, VocabularyConfig
+from .config import TransformerConfig, preset
+from .data import SPECIALS, SentenceIds
+from .embedder import warn_split
+from .model import Transformer
+from .perplexity import autocast, corrupt, evaluate_perplexity, generator
+
+LOG_EVERY = 10  # steps between the loss read-outs
+RESUMABLE_CHANGES = {"device", "threads", "checkpoint_every", "preset"}  # settings a resumed run may change
+
+
+def learning_rate(config: TransformerConfig, step: int, total_steps: int) -> float:
+    """The learning rate of step t (0-based) of T = ``total_steps``, with W = the warm-up steps
+    (``warmup_share * T``, at least 1) and r = ``final_lr_share``:
+
+        lr_t = lr * (t + 1) / W                                          for t < W
+        lr_t = lr * (r + (1 - r) * (1 + cos(pi * (t - W) / (T - W))) / 2)  after.
+    """
+    warmup = max(1, round(config.warmup_share * total_steps))
+    if step < warmup:
+        return config.lr * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, total_steps - warmup))
+    r = config.final_lr_share
+    return config.lr * (r + (1 - r) * (1 + math.cos(math.pi * progress)) / 2)
+
+
+def vocabulary(corpus, train_sentences: np.ndarray, config: TransformerConfig) -> Vocabulary:
+    """The words of the training sentences seen ``min_count`` times (at most ``max_vocab``), after
+    ``<pad>``, ``<unk>``, ``<bos>``, ``<eos>`` and ``<mask>``."""
+    starts, ends = corpus.offsets[train_sentences], corpus.offsets[train_sentences + 1]
+    inside = np.zeros(corpus.num_tokens + 1, dtype=np.int64)  # +1 at each start, -1 at each end
+    np.add.at(inside, starts, 1)
+    np.add.at(inside, ends, -1)
+    tokens = corpus.token_ids[np.cumsum(inside[:-1]) > 0]
+    counts = np.bincount(tokens, minlength=len(corpus.types))
+    return Vocabulary.from_counts(list(zip(corpus.types, counts.tolist(), strict=True)),
+                                  VocabularyConfig(min_count=config.min_count, max_size=config.max_vocab,
+                                                   specials=SPECIALS))
+
+
+def train_transformer(corpus, config: TransformerConfig | None = None, progress: bool = True,
+                      checkpoint: str | os.PathLike | None = None, resume: bool = False,
+                      max_steps: int | None = None, heldout: bool = True) -> Transformer:
+    """Train a Transformer LM on ``corpus`` (a :class:`~course.corpus.Corpus`).
+
+    Args:
+        config: the settings (default: the ``cpu`` preset, causal).
+        progress: show a tqdm bar (loss, perplexity, held-out perplexity).
+        checkpoint: a file to save the whole training state to every ``config.checkpoint_every``
+            steps, after every epoch and where training stops.
+        resume: continue from ``checkpoint`` if it exists (the settings must be the same, apart from
+            the device, the threads and the checkpoint interval); a resumed run gives the same
+            model and history as an uninterrupted one.
+        max_steps: stop after this many steps in all (the schedule still assumes all epochs).
+        heldout: measure the held-out perplexity after every epoch (``state.heldout``).
+
+    Returns:
+        The :class:`~course.transformer.model.Transformer`; ``model.state`` has the history.
+
+    Raises:
+        SettingError: too few sentences, or CUDA asked for without a GPU.
+        ModelFileError: a damaged checkpoint, or one trained with other settings.
+    """
+    config = config or preset("cpu")
+    device = resolve_device(config.device)
+    train_sentences, heldout_sentences = split_heldout(corpus, config)
+    if len(train_sentences) == 0:
+        raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
+    model, saved = _resumed(checkpoint, config) if resume else (None, None)
+    if model is None:
+        model = Transformer(config, vocabulary(corpus, train_sentences, config), device=str(device))
+    train = SentenceIds.from_corpus(corpus, train_sentences, model.words, config.max_words)
+    warn_split(train.num_split, len(train_sentences), config.max_words, f"training sentences of {corpus.name!r}")
+    held = (SentenceIds.from_corpus(corpus, heldout_sentences, model.words, config.max_words)
+            if heldout and len(heldout_sentences) else None)
+    decay = [p for p in model.network.parameters() if p.dim() >= 2]
+    rest = [p for p in model.network.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
+    if saved is not None:
+        optimizer.load_state_dict(saved["optimizer"])
+        torch.set_rng_state(saved["rng"])
+        if device.type == "cuda" and saved.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(saved["cuda_rng"], device)
+    else:
+        torch.manual_seed(config.seed)
+        if device.type == "cuda":
+            torch.cuda.manual_seed(config.seed)
+    from tqdm.auto import tqdm
+
+    model.network.train()
+    with cpu_threads(device, config.threads), tqdm(
+            total=config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok", unit_scale=True,
+            desc=f"Transformer {config.objective} ({config.preset})", disable=not progress, smoothing=0.1) as bar:
+        _Run(model, train, held, optimizer, bar, checkpoint, saved).epochs(max_steps)
+    model.network.eval()
+    return model
+
+
+def _resumed(checkpoint, config: TransformerConfig) -> tuple[Transformer | None, dict | None]:
+    """``(model, payload)`` of ``checkpoint`` when there is one to resume from; else ``(None, None)``.
+
+    Raises:
+        ModelFileError: the checkpoint is damaged, or was trained with other settings.
+    """
+    if checkpoint is None or not Path(checkpoint).is_file():
+        return None, None
+    model, payload = Transformer.load(checkpoint, device=config.device, with_extra=True)
+    old, new = model.config.to_dict(), config.to_dict()
+    changed = [key for key in new if key not in RESUMABLE_CHANGES and old.get(key) != new[key]]
+    if changed:
+        raise ModelFileError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
+                             "use the same settings to resume, or another checkpoint file")
+    model.config = config
+    return model, payload
+
+
+class _Run:
+    """The epochs of one call of :func:`train_transformer`, recorded in ``model.state``."""
+
+    def __init__(self, model: Transformer, train: SentenceIds, heldout: SentenceIds | None, optimizer, bar,
+                 checkpoint, saved: dict | None):
+        self.model, self.config, self.state = model, model.config, model.state
+        self.train, self.heldout, self.optimizer = train, heldout, optimizer
+        self.bar, self.checkpoint = bar, checkpoint
+        self.device = model.device
+        self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
+        interval = saved["interval"] if saved is not None else {"sum": 0.0, "predictions": 0}  # since the last log
+        self.sums = torch.tensor(interval["sum"], dtype=torch.float64, device=self.device)
+        self.predictions = interval["predictions"]
+        self.stopped = False
+
+    def epochs(self, max_steps: int | None) -> None:
+        while self.state.epoch < self.config.epochs and not self.stopped:
+            self.epoch(max_steps)
+            self.end_epoch()
+
+    def epoch(self, max_steps: int | None) -> None:
+        """The rest of the current epoch, its batches shuffled with (seed, epoch)."""
+        state, config = self.state, self.config
+        groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
+        self.batches_in_epoch = len(groups)
+        clock = time.perf_counter()
+        for group in groups[state.batch_in_epoch:]:
+            lr = learning_rate(config, state.step, self.total_steps)
+            self.step(self.train.batch(group), lr)
+            state.step += 1
+            state.batch_in_epoch += 1
+            self.stopped = max_steps is not None and state.step >= max_steps
+            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(groups):
+                state.seconds += time.perf_counter() - clock
+                self.log(lr)
+                clock = time.perf_counter()
+            if state.step % config.checkpoint_every == 0 and not self.stopped:
+                self.save_checkpoint()
+                clock = time.perf_counter()
+            if self.stopped:
+                state.seconds += time.perf_counter() - clock
+                return
+
+    def step(self, batch, lr: float) -> None:
+        """One AdamW step at learning rate ``lr`` on the mean loss of ``batch``."""
+        targets = None
+        ids = batch.ids
+        if self.config.objective == "masked":
+            rng = generator(self.config.seed, self.state.epoch, self.state.batch_in_epoch)
+            ids, targets = corrupt(batch, self.model.words, self.config, rng)
+            targets = targets.to(self.device)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        with autocast(self.config, self.device):
+            loss, nll, count = self.model.network.loss(ids.to(self.device), batch.mask.to(self.device), targets)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.network.parameters(), self.config.clip_norm)
+        self.optimizer.step()
+        self.sums += nll.double()
+        self.predictions += count
+        self.state.tokens += batch.words
+        self.bar.update(batch.words)
+
+    def log(self, lr: float) -> None:
+        mean = float(self.sums) / max(self.predictions, 1)
+        if not math.isfinite(mean):
+            raise TrainingDivergedError(f"the training loss became {mean} at step {self.state.step}: "
+                                        f"lower lr ({self.config.lr})")
+        self.sums.zero_()
+        self.predictions = 0
+        state = self.state
+        state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
+                              "lr": lr, "loss": mean, "perplexity": math.exp(min(mean, 50))})
+        self.bar.set_postfix(loss=f"{mean:.3f}", ppl=f"{math.exp(min(mean, 50)):.0f}", refresh=False)
+
+    def end_epoch(self) -> None:
+        """After an epoch (or where training stopped): if the epoch is whole, count it and measure
+        the held-out perplexity; then save a checkpoint. Nothing is logged or measured where
+        training stops early, so that a resumed run's history is an uninterrupted run's."""
+        state = self.state
+        whole = state.batch_in_epoch == self.batches_in_epoch
+        if whole:
+            state.epoch += 1
+            state.batch_in_epoch = 0
+        if self.heldout is not None and whole:
+            measured = evaluate_perplexity(self.model.network, self.heldout, self.config)
+            state.heldout.append({"epoch": state.epoch, "step": state.step, "tokens": state.tokens, **measured})
+            self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", refresh=False)
+        state.finished = state.epoch >= self.config.epochs
+        self.save_checkpoint()
+
+    def save_checkpoint(self) -> None:
+        """The model with the optimizer's and the random generators' states, and the losses summed
+        since the last log entry."""
+        if self.checkpoint is not None:
+            cuda = self.device.type == "cuda"
+            self.model.save(self.checkpoint, extra={
+                "optimizer": self.optimizer.state_dict(), "rng": torch.get_rng_state(),
+                "interval": {"sum": float(self.sums), "predictions": self.predictions},
+                "cuda_rng": torch.cuda.get_rng_state(self.device) if cuda else None})

@@ -1,0 +1,315 @@
+"""Transformers: what each position may see, attention, BERT's masking, training, resuming, the
+model file, and the probes' three methods. Tiny models, so the whole file runs in seconds."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from course.corpus import from_sentences
+from course.errors import ModelFileError, SettingError
+from course.probes import ProbeSentence, probe_model, target_vectors
+from course.transformer import (
+    IGNORE,
+    MultiHeadSelfAttention,
+    Transformer,
+    TransformerConfig,
+    TransformerLM,
+    causal_mask,
+    learning_rate,
+    mask_tokens,
+    preset,
+    scaled_dot_product_attention,
+    train_transformer,
+)
+
+TINY = TransformerConfig(min_count=1, dim=16, heads=2, layers=2, ff_dim=32, max_positions=16, dropout=0.1,
+                         epochs=6, batch_tokens=120, lr=1e-2, warmup_share=0.1, heldout_every=5, checkpoint_every=4,
+                         device="cpu", threads=1)
+NOUNS = "cat dog bird fish horse cow".split()
+VERBS = "sees likes eats finds".split()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def toy_corpus(num_sentences=160, seed=0):
+    """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN': a pattern a small model can learn."""
+    rng = np.random.default_rng(seed)
+    sentences = []
+    for _ in range(num_sentences):
+        first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
+        sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
+    return from_sentences(sentences, name="toy")
+
+
+def tiny(**overrides) -> TransformerConfig:
+    return replace(TINY, **overrides)
+
+
+def one_line(excinfo) -> str:
+    message = str(excinfo.value)
+    assert message and "\n" not in message
+    return message
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return {objective: train_transformer(toy_corpus(), tiny(objective=objective), progress=False)
+            for objective in ("causal", "masked")}
+
+
+# ------------------------------------------------------------------------------ what each position sees
+
+
+@pytest.mark.parametrize("objective", ["causal", "masked"])
+def test_a_later_word_changes_only_later_positions_of_a_causal_model(objective):
+    network = TransformerLM(tiny(objective=objective, dropout=0.0), 30).eval()
+    ids = torch.tensor([[2, 7, 8, 9, 10, 11, 12, 3]])
+    changed = ids.clone()
+    changed[0, 5] = 20
+    with torch.no_grad():
+        before, after = network(ids), network(changed)
+    for layer_before, layer_after in zip(before.layers, after.layers, strict=True):
+        if objective == "causal":
+            torch.testing.assert_close(layer_before[:, :5], layer_after[:, :5], rtol=0, atol=1e-6)
+        else:  # both sides are seen: the earlier positions change too
+            assert not torch.allclose(layer_before[:, :5], layer_after[:, :5], atol=1e-4)
+        assert not torch.allclose(layer_before[:, 5:], layer_after[:, 5:], atol=1e-4)
+
+
+def test_causal_mask_is_lower_triangular():
+    mask = causal_mask(4)
+    assert mask.dtype == torch.bool and mask.tolist() == [[j <= i for j in range(4)] for i in range(4)]
+
+
+def test_attention_weights_sum_to_one_and_ignore_masked_keys():
+    torch.manual_seed(0)
+    q, k, v = torch.randn(3, 2, 5, 4), torch.randn(3, 2, 5, 4), torch.randn(3, 2, 5, 6)
+    padding = torch.tensor([[True] * 5, [True] * 3 + [False] * 2, [True] * 4 + [False]])
+    mask = causal_mask(5)[None, None] & padding[:, None, None, :]
+    for m in (None, mask):
+        out, weights = scaled_dot_product_attention(q, k, v, m)
+        torch.testing.assert_close(out, torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m))
+        torch.testing.assert_close(weights.sum(-1), torch.ones(3, 2, 5))
+    assert (weights[~mask.expand_as(weights)] == 0).all()
+    assert (weights[mask.expand_as(weights)] > 0).all()
+
+    attention = MultiHeadSelfAttention(8, 2).eval()
+    x = torch.randn(3, 5, 8)
+    slow, weights = attention(x, padding, causal=True, need_weights=True)
+    fast, none = attention(x, padding, causal=True)
+    assert none is None and weights.shape == (3, 2, 5, 5)
+    torch.testing.assert_close(slow, fast)
+    assert (weights[1, :, :, 3:] == 0).all() and (weights[0].triu(1) == 0).all()
+
+
+# ------------------------------------------------------------------------------------ masking
+
+
+def test_masking_chooses_fifteen_percent_and_replaces_80_10_10():
+    pad, unk, bos, eos, mask_id, vocab_size = 0, 1, 2, 3, 4, 100
+    specials = [pad, unk, bos, eos]
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, vocab_size, (400, 60), generator=generator)
+    ids[:, 0], ids[:, 50], ids[:, 51:], ids[::7, 10] = bos, eos, pad, unk
+    inputs, targets = mask_tokens(ids, mask_id, vocab_size, specials, 0.15, generator)
+    chosen = targets != IGNORE
+    words = ids > 4
+    assert not chosen[~words].any() and (inputs[~words] == ids[~words]).all()  # specials never chosen
+    assert chosen.sum() / words.sum() == pytest.approx(0.15, abs=0.005)
+    assert (targets[chosen] == ids[chosen]).all() and (inputs[~chosen] == ids[~chosen]).all()
+    masked = (inputs[chosen] == mask_id).float().mean()
+    kept = (inputs[chosen] == ids[chosen]).float().mean()
+    replaced = ((inputs[chosen] != mask_id) & (inputs[chosen] != ids[chosen])).float().mean()
+    assert masked == pytest.approx(0.8, abs=0.02)
+    assert kept == pytest.approx(0.1 + 0.1 / 95, abs=0.015)  # a random word is the same word 1 time in 95
+    assert replaced == pytest.approx(0.1 - 0.1 / 95, abs=0.015)
+    assert (inputs[chosen & (inputs != mask_id)] > 4).all()  # never replaced by a special token
+    again, _ = mask_tokens(ids, mask_id, vocab_size, specials, 0.15, torch.Generator().manual_seed(1))
+    assert not torch.equal(again, inputs)
+
+
+# ------------------------------------------------------------------------------------ training
+
+
+@pytest.mark.parametrize("objective", ["causal", "masked"])
+def test_loss_falls_and_heldout_perplexity_is_measured(trained, objective):
+    model = trained[objective]
+    losses = [entry["loss"] for entry in model.state.history]
+    assert losses[-1] < 0.6 * losses[0]
+    assert [entry["epoch"] for entry in model.state.heldout] == list(range(1, 7))
+    assert model.state.heldout[-1]["perplexity"] < 0.5 * model.state.heldout[0]["perplexity"]
+    assert model.state.finished and model.state.tokens == 6 * 5 * 128
+
+
+def test_causal_model_learns_a_deterministic_sequence():
+    """Windows of the cycle w0 w1 .. w9 w0 ..: after the first word, each next word is certain."""
+    rng = np.random.default_rng(0)
+    cycle = [f"w{i}" for i in range(10)]
+    sentences = [[cycle[(start + k) % 10] for k in range(8)] for start in rng.integers(0, 10, 150)]
+    model = train_transformer(from_sentences(sentences), tiny(epochs=8, dropout=0.0), progress=False)
+    measured = model.perplexity([["w3", "w4", "w5", "w6", "w7", "w8", "w9", "w0"]])
+    assert measured["predictions"] == 9
+    # chance is 15 (the vocabulary); 2 of the 9 predictions (the first word, <eos>) are uncertain
+    assert model.state.heldout[-1]["perplexity"] < 3 and measured["perplexity"] < 3
+
+
+def test_learning_rate_warms_up_then_decays():
+    config = tiny(lr=1.0, warmup_share=0.1, final_lr_share=0.1)
+    rates = [learning_rate(config, step, 100) for step in range(100)]
+    assert rates[0] == pytest.approx(0.1) and rates[9] == pytest.approx(1.0)
+    assert all(a < b for a, b in zip(rates[:10], rates[1:10], strict=False))
+    assert all(a >= b for a, b in zip(rates[10:], rates[11:], strict=False))
+    assert learning_rate(config, 100, 100) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("objective", ["causal", "masked"])
+def test_resume_gives_the_uninterrupted_run_bit_for_bit(tmp_path, objective):
+    corpus = toy_corpus(80)
+    config = tiny(objective=objective, epochs=3)
+    whole = train_transformer(corpus, config, progress=False)
+    path = tmp_path / "model.ckpt"
+    first = train_transformer(corpus, config, progress=False, checkpoint=path, max_steps=7)
+    assert first.state.step == 7 and not first.state.finished
+    resumed = train_transformer(corpus, config, progress=False, checkpoint=path, resume=True)
+    assert resumed.state.step == whole.state.step and resumed.state.finished
+    for a, b in zip(whole.network.state_dict().values(), resumed.network.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    without_time = lambda history: [{k: v for k, v in e.items() if k != "seconds"} for e in history]  # noqa: E731
+    assert without_time(resumed.state.history) == without_time(whole.state.history)
+    assert resumed.state.heldout == whole.state.heldout
+    with pytest.raises(ModelFileError, match="ff_dim") as excinfo:
+        train_transformer(corpus, replace(config, ff_dim=64), progress=False, checkpoint=path, resume=True)
+    one_line(excinfo)
+
+
+# ------------------------------------------------------------------------------------ using it
+
+
+@pytest.mark.parametrize("objective", ["causal", "masked"])
+def test_embed_gives_every_layer_and_the_same_vectors_in_any_batch(trained, objective):
+    model = trained[objective]
+    sentences = [["the", "cat", "sees", "a", "dog"], ["a", "fish"], ["the", "cow", "eats", "a", "zebra", "today"]]
+    vectors = model.embed(sentences)
+    assert [v.shape for v in vectors] == [(3, 5, 16), (3, 2, 16), (3, 6, 16)]
+    for sentence, batched in zip(sentences, vectors, strict=True):
+        np.testing.assert_allclose(model.embed([sentence])[0], batched, rtol=1e-5, atol=1e-5)
+    static = model.token_vectors(["cat", "zebra", "<unk>"])
+    assert static.shape == (3, 16)
+    np.testing.assert_array_equal(vectors[0][0, 1], static[0])  # layer 0 is the static vector
+    np.testing.assert_array_equal(static[1], static[2])  # an unknown word is <unk>
+    other = model.embed([["a", "cat", "likes", "the", "fish"]])[0]
+    np.testing.assert_array_equal(other[0, 1], vectors[0][0, 1])
+    assert not np.allclose(other[2, 1], vectors[0][2, 1])  # the upper layers depend on the context
+
+
+def test_untrained_is_the_starting_point_and_probes_run_unchanged(trained):
+    model = trained["causal"]
+    fresh, again = model.untrained(), Transformer(model.config, model.words)
+    for a, b in zip(fresh.network.parameters(), again.network.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert not torch.equal(fresh.network.token_embedding.weight, model.network.token_embedding.weight)
+    assert not torch.equal(model.untrained(seed=5).network.token_embedding.weight,
+                           fresh.network.token_embedding.weight)
+    lines = [("subject", "the cat sees a dog"), ("subject", "a cat eats"), ("object", "the dog finds a cat"),
+             ("object", "a cow likes the cat")]
+    probes = [ProbeSentence("cat", sense, tuple(text.split()), text.split().index("cat"), line)
+              for line, (sense, text) in enumerate(lines)]
+    vectors = target_vectors(model, probes)
+    assert vectors.shape == (3, 4, 16)
+    results = probe_model(model, probes)
+    assert [entry["layer"] for entry in results[0]["layers"]] == [0, 1, 2]
+    assert results[0]["static"]["separation"] == pytest.approx(0, abs=1e-6)
+
+
+def test_attention_of_one_sentence(trained):
+    weights = trained["causal"].attention(["the", "cat", "sees"])
+    assert weights.shape == (2, 2, 5, 5)
+    np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
+    assert np.all(np.triu(weights, 1) == 0)
+
+
+def test_long_sentences_are_split_and_said_so(trained):
+    model = trained["causal"]  # 16 positions: 14 words
+    long = (["the", "cat", "sees", "a", "dog"] * 6)[:30]
+    with pytest.warns(UserWarning, match=r"1 of 2 sentences are longer than 14 words"):
+        vectors = model.embed([long, ["a", "fish"]])
+    assert vectors[0].shape == (3, 30, 16)
+    np.testing.assert_allclose(vectors[0][:, 14:28], model.embed([long[14:28]])[0], rtol=1e-5, atol=1e-5)
+    with pytest.warns(UserWarning, match=r"1 of 1 sentences"):
+        assert model.perplexity([long])["predictions"] == 30 + 3  # three pieces, each with its <eos>
+    corpus = from_sentences([*toy_corpus(20), long], name="toy")
+    with pytest.warns(UserWarning, match=r"1 of 17 training sentences of 'toy' are longer than 14 words"):
+        train_transformer(corpus, tiny(epochs=1), progress=False)
+
+
+# ------------------------------------------------------------------------------------ files and settings
+
+
+def test_model_file_round_trip_and_bad_files(trained, tmp_path):
+    from course.elmo import CharacterVocabulary, Elmo, ElmoConfig
+
+    model = trained["masked"]
+    path = model.save(tmp_path / "bert.pt")
+    loaded = Transformer.load(path, device="cpu")
+    sentence = [["the", "dog", "likes", "a", "bird"]]
+    np.testing.assert_array_equal(loaded.embed(sentence)[0], model.embed(sentence)[0])
+    assert loaded.state.heldout == model.state.heldout and loaded.config == model.config
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(ModelFileError, match="truncated") as excinfo:
+        Transformer.load(truncated)
+    one_line(excinfo)
+    elmo_config = ElmoConfig(min_count=1, char_dim=4, filters=((1, 4),), projection_dim=8, lstm_dim=16, device="cpu")
+    elmo = Elmo(elmo_config, model.words, CharacterVocabulary.from_words(["cat"], max_characters=20))
+    elmo_file = elmo.save(tmp_path / "elmo.pt")
+    with pytest.raises(ModelFileError, match=r"is an ELMo model file .*not a Transformer model file") as excinfo:
+        Transformer.load(elmo_file)
+    one_line(excinfo)
+    with pytest.raises(ModelFileError, match="no such model file") as excinfo:
+        Transformer.load(tmp_path / "missing.pt")
+    one_line(excinfo)
+
+
+def test_presets_and_nonsense_settings():
+    assert preset("cpu").preset == "cpu" and preset("gpu").dim > preset("cpu").dim
+    assert preset("cpu", objective="masked").objective == "masked"
+    cases = [(lambda: preset("tpu"), "unknown Transformer preset 'tpu': use one of cpu, gpu"),
+             (lambda: preset("cpu", width=3), "unknown Transformer setting"),
+             (lambda: tiny(dim=30, heads=4), "dim (30) must be divisible by heads (4)"),
+             (lambda: tiny(objective="prefix"), "objective must be one of causal, masked"),
+             (lambda: tiny(max_positions=2), "max_positions must be at least 3"),
+             (lambda: tiny(mask_share=0), "mask_share must be in (0, 1)")]
+    for make, message in cases:
+        with pytest.raises(SettingError) as excinfo:
+            make()
+        assert message in one_line(excinfo)
+    if not torch.cuda.is_available():
+        with pytest.raises(SettingError, match="no CUDA GPU") as excinfo:
+            train_transformer(toy_corpus(20), tiny(device="cuda"), progress=False)
+        one_line(excinfo)
+
+
+def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch):
+    from course.transformer import course_config, course_transformer
+    from course.transformer.course_models import model_path
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    path = model_path("wiki-en", "masked", "smoke")
+    assert path == tmp_path / "models" / "smoke" / "bert-wiki-en.pt"
+    trained = course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")
+    assert path.is_file() and not path.with_suffix(".checkpoint.pt").exists()
+    assert trained.state.finished and trained.config == replace(course_config("wiki-en", "masked", "smoke"),
+                                                                device="cpu")
+    loaded = course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")
+    assert loaded.state.step == trained.state.step
+    sentence = [["the", "city", "of", "london"]]
+    np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
+    assert course_config("wiki-en", "causal", "full").preset == "cpu"
