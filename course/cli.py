@@ -127,16 +127,15 @@ def evaluate(args) -> int:
 
 
 def train_word2vec_command(args) -> int:
+    from dataclasses import replace
+
     from .corpus import load_corpus
+    from .fields import from_options
     from .word2vec import Word2VecConfig, train_word2vec
 
-    defaults = Word2VecConfig()
-    config = Word2VecConfig(arch=args.arch, loss=args.loss, dim=args.dim, window=args.window,
-                            negative=args.negative if args.loss == "neg" else 0,
-                            min_count=args.min_count, sample=args.sample, epochs=args.epochs,
-                            lr=args.lr if args.lr is not None else defaults.lr, seed=args.seed,
-                            threads=args.threads, device=args.device, batch_size=args.batch_size,
-                            damp_tree_steps=args.damp_tree_steps)
+    config = from_options(Word2VecConfig, args)
+    if config.loss == "hs":
+        config = replace(config, negative=0)  # hierarchical softmax draws no noise words
     out = _vectors_out(args.out)
     _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
@@ -149,20 +148,27 @@ def train_word2vec_command(args) -> int:
     return 0
 
 
-def train_elmo_command(args) -> int:
-    from .corpus import load_corpus
-    from .devices import resolve_device
-    from .elmo import preset, train_elmo
+def _model_out(args) -> Path:
+    """``--out`` of a network trainer, refused before any work if it cannot be written."""
     from .errors import SettingError
 
-    overrides = {key: value for key, value in (("epochs", args.epochs), ("min_count", args.min_count)) if value}
-    config = preset(args.preset, seed=args.seed, device=args.device, **overrides)
-    resolve_device(config.device)  # no CUDA: say so before reading the corpus
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the model")
     check_writable(out, "model")
     _check_checkpoint(args)
+    return out
+
+
+def train_elmo_command(args) -> int:
+    from .corpus import load_corpus
+    from .devices import resolve_device
+    from .elmo import ElmoConfig, preset, train_elmo
+    from .fields import from_options
+
+    config = from_options(ElmoConfig, args, base=preset(args.preset))
+    resolve_device(config.device)  # no CUDA: say so before reading the corpus
+    out = _model_out(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
     model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save(out)
@@ -172,6 +178,27 @@ def train_elmo_command(args) -> int:
                   if heldout else "")
     print(f"wrote {out}: {model!r} ({state.seconds:.0f} s of training, {state.tokens_per_second:,.0f} tokens/s"
           f"{perplexity})", file=sys.stderr)
+    return 0
+
+
+def train_transformer_command(args) -> int:
+    from .corpus import load_corpus
+    from .devices import resolve_device
+    from .fields import from_options
+    from .transformer import TransformerConfig, preset, train_transformer
+
+    config = from_options(TransformerConfig, args, base=preset(args.preset))
+    resolve_device(config.device)
+    out = _model_out(args)
+    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    model = train_transformer(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint,
+                              resume=args.resume)
+    model.save(out)
+    state = model.state
+    heldout = f", held-out perplexity {state.heldout[-1]['perplexity']:.1f}" if state.heldout else ""
+    what = "masked positions" if config.objective == "masked" else "next words"
+    print(f"wrote {out}: {config.objective} Transformer, {model.num_parameters:,} weights ({state.seconds:.0f} s of "
+          f"training, {state.tokens_per_second:,.0f} tokens/s{heldout} on {what})", file=sys.stderr)
     return 0
 
 
@@ -302,12 +329,10 @@ def claims_command(args) -> int:
 
 def train_glove_command(args) -> int:
     from .corpus import load_corpus
+    from .fields import from_options
     from .glove import GloVeConfig, train_glove
 
-    config = GloVeConfig(dim=args.dim, window=args.window, min_count=args.min_count, x_max=args.x_max,
-                         alpha=args.alpha, epochs=args.epochs, lr=args.lr, vectors=args.vectors, seed=args.seed,
-                         threads=args.threads, device=args.device, batch_size=args.batch_size,
-                         across_sentences=args.across_sentences)
+    config = from_options(GloVeConfig, args)
     out = _vectors_out(args.out)
     _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
@@ -416,8 +441,35 @@ def _vectors_output_arguments(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
+class CourseParser(argparse.ArgumentParser):
+    """argparse's parser, whose mistakes (an unknown option, a value of the wrong type, a choice not
+    offered) are one line on standard error and exit status 2, as every other mistake is."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+CORPUS_HELP = "a named corpus (see 'corpus list') or a UTF-8 text file or folder"
+
+
+def _model_output_arguments(sub: argparse.ArgumentParser) -> None:
+    """The flags the network trainers share: the model file, its checkpoint, and quiet."""
+    sub.add_argument("--out", required=True, help="model file to write")
+    sub.add_argument("--checkpoint", default=None, help="save the training state here every few hundred steps")
+    sub.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m course", description="Word Vectors, Hands-On")
+    from .elmo import ElmoConfig
+    from .elmo import preset as elmo_preset
+    from .fields import add_options
+    from .glove import GloVeConfig
+    from .transformer import TransformerConfig
+    from .transformer import preset as transformer_preset
+    from .word2vec import Word2VecConfig
+
+    parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     corpus = commands.add_parser("corpus", help="list, describe and export corpora")
@@ -458,65 +510,33 @@ def make_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train a model")
     models = train.add_subparsers(dest="model", required=True, metavar="MODEL")
     w2v = models.add_parser("word2vec", help="skip-gram or CBOW, negative sampling or hierarchical softmax")
-    w2v.add_argument("--corpus", required=True, metavar="NAME|PATH")
-    w2v.add_argument("--arch", choices=("skipgram", "cbow"), default="skipgram")
-    w2v.add_argument("--loss", choices=("neg", "hs"), default="neg", help="negative sampling or hierarchical softmax")
-    w2v.add_argument("--dim", type=int, default=100)
-    w2v.add_argument("--window", type=int, default=5)
-    w2v.add_argument("--negative", type=int, default=5, help="noise words per example (with --loss neg)")
-    w2v.add_argument("--min-count", type=int, default=5)
-    w2v.add_argument("--sample", type=float, default=1e-3, help="subsampling threshold (0: none)")
-    w2v.add_argument("--epochs", type=int, default=5)
-    w2v.add_argument("--lr", type=float, default=None, help="start learning rate (default 0.025)")
-    w2v.add_argument("--seed", type=int, default=1)
-    w2v.add_argument("--threads", type=int, default=2,
-                     help="Hogwild workers on a CPU (forked processes); only 1 is repeatable: the same --seed gives "
-                          "the same vectors, with 2 or more they change from run to run")
-    w2v.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
-    w2v.add_argument("--damp-tree-steps", action=argparse.BooleanOptionalAction, default=True,
-                     help="HS: damp each tree node's summed step in a batch (default; better after many epochs, "
-                          "about 9/10 of the speed)")
-    w2v.add_argument("--batch-size", type=int, default=None,
-                     help="pairs (skip-gram) or windows (CBOW) per update (default 512 on a CPU, more on a GPU)")
+    w2v.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
+    add_options(w2v, Word2VecConfig)
     _vectors_output_arguments(w2v)
     w2v.set_defaults(handler=train_word2vec_command)
 
     glove = models.add_parser("glove", help="GloVe: weighted least squares on log co-occurrence counts")
-    glove.add_argument("--corpus", required=True, metavar="NAME|PATH")
-    glove.add_argument("--dim", type=int, default=100)
-    glove.add_argument("--window", type=int, default=15, help="words counted on each side, weighted 1/distance")
-    glove.add_argument("--min-count", type=int, default=5)
-    glove.add_argument("--x-max", type=float, default=10.0, help="counts from here on get full weight in the loss")
-    glove.add_argument("--alpha", type=float, default=0.75, help="f(x) = (x / x_max)^alpha below x_max")
-    glove.add_argument("--epochs", type=int, default=15)
-    glove.add_argument("--lr", type=float, default=0.05, help="AdaGrad's initial learning rate")
-    glove.add_argument("--vectors", choices=("sum", "word", "context"), default="sum",
-                       help="keep word + context vectors (default), or one of them")
-    glove.add_argument("--seed", type=int, default=1)
-    glove.add_argument("--threads", type=int, default=2,
-                       help="Hogwild threads on a CPU; only 1 is repeatable: the same --seed gives the same vectors, "
-                            "with 2 or more they change from run to run")
-    glove.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
-    glove.add_argument("--batch-size", type=int, default=65_536, help="non-zero entries per AdaGrad step")
-    glove.add_argument("--across-sentences", action="store_true",
-                       help="let windows run across sentence ends, as cooccur.c does on a file of whole documents")
+    glove.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
+    add_options(glove, GloVeConfig)
     _vectors_output_arguments(glove)
     glove.set_defaults(handler=train_glove_command)
 
     elmo = models.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
-    elmo.add_argument("--corpus", required=True, metavar="NAME|PATH")
+    elmo.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
     elmo.add_argument("--preset", choices=("cpu", "gpu"), default="cpu",
                       help="cpu: about 12 minutes on wiki-en on 2 cores; gpu: the paper's small ELMo in shape")
-    elmo.add_argument("--epochs", type=_positive_int, default=None, help="default: the preset's")
-    elmo.add_argument("--min-count", type=_positive_int, default=None,
-                      help="softmax vocabulary: words seen this often (default: the preset's, 5)")
-    elmo.add_argument("--seed", type=int, default=1)
-    elmo.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
-    elmo.add_argument("--out", required=True, help="model file to write")
-    elmo.add_argument("--checkpoint", default=None, help="save the training state here every few hundred steps")
-    elmo.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
-    elmo.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_options(elmo, ElmoConfig, defaults=elmo_preset("cpu"), default_text="the preset's")
+    _model_output_arguments(elmo)
     elmo.set_defaults(handler=train_elmo_command)
+
+    transformer = models.add_parser("transformer", help="a GPT-style (causal) or BERT-style (masked) Transformer "
+                                                        "language model, cpu or gpu preset")
+    transformer.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
+    transformer.add_argument("--preset", choices=("cpu", "gpu"), default="cpu",
+                             help="cpu: d_model 128, 4 blocks, for 2 CPU cores; gpu: d_model 512, 8 blocks")
+    add_options(transformer, TransformerConfig, defaults=transformer_preset("cpu"), default_text="the preset's")
+    _model_output_arguments(transformer)
+    transformer.set_defaults(handler=train_transformer_command)
 
     tagger = models.add_parser("tagger", help="a BiLSTM named-entity tagger on People's Daily, with one of five inputs")
     tagger.add_argument("--input", default="learned", choices=("learned", "word2vec", "glove", "elmo",

@@ -49,6 +49,7 @@ import scipy.sparse as sp
 from . import devices, hogwild
 from .checkpoints import corpus_key
 from .errors import SettingError, TrainingDivergedError
+from .fields import setting
 from .static import StaticVectorModel, TrainingState, run_epochs
 from .vocab import Vocabulary
 
@@ -72,24 +73,26 @@ class GloVeConfig:
     """Hyperparameters; the defaults are the reference implementation's demo settings, with
     100 dimensions."""
 
-    dim: int = 100
-    window: int = 15
-    min_count: int = 5
-    max_vocab: int | None = None
-    x_max: float = 10.0
-    alpha: float = 0.75
-    epochs: int = 15
-    lr: float = 0.05
-    vectors: str = "sum"  # "sum": word + context vectors; "word" or "context": one of them
-    seed: int = 1
-    # Hogwild threads on a CPU. One thread and one seed give the same vectors every time; with two or
-    # more, the threads' updates of shared rows interleave differently in each run, and so do the vectors.
-    threads: int = 2
-    device: str = "auto"
-    batch_size: int = 65_536  # non-zero entries per update
+    dim: int = setting(100, "size of each word vector")
+    window: int = setting(15, "words counted on each side, weighted 1/distance")
+    min_count: int = setting(5, "vocabulary: words seen at least this often")
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
+    x_max: float = setting(10.0, "counts from here on get full weight in the loss")
+    alpha: float = setting(0.75, "f(x) = (x / x_max)^alpha below x_max")
+    epochs: int = setting(15, "passes over the non-zero co-occurrence counts")
+    lr: float = setting(0.05, "AdaGrad's initial learning rate")
+    vectors: str = setting("sum", "keep word + context vectors (sum), or one of them", VECTORS)
+    seed: int = setting(1, "draws the first vectors and the order of the counts")
+    # One thread and one seed give the same vectors every time; with two or more, the threads'
+    # updates of shared rows interleave differently in each run, and so do the vectors.
+    threads: int = setting(2, "Hogwild threads on a CPU; only 1 is repeatable: the same --seed gives the same "
+                              "vectors, with 2 or more they change from run to run")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+    batch_size: int = setting(65_536, "non-zero entries per AdaGrad step")
     # False: a window stops at the end of its sentence. True: the corpus is one stream of words and
     # windows run across sentence ends, as cooccur.c counts a file whose lines are whole documents.
-    across_sentences: bool = False
+    across_sentences: bool = setting(False, "let windows run across sentence ends, as cooccur.c does on a file "
+                                            "of whole documents")
 
     def __post_init__(self):
         def finite_positive(value) -> bool:

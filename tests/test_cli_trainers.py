@@ -104,3 +104,59 @@ def test_help_says_which_runs_are_repeatable(model, capsys):
     with pytest.raises(SystemExit):
         main(["train", model, "--help"])
     assert "only 1 is repeatable" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("model", ["word2vec", "glove", "elmo", "transformer"])
+def test_training_options_are_the_settings_dataclass_fields(model, capsys):
+    """Every described setting is an option whose help is its one-line description and whose default is the
+    dataclass's (or, for the preset trainers, the cpu preset's); the options build back the same config."""
+    import dataclasses
+
+    from course.cli import make_parser
+    from course.elmo import ElmoConfig
+    from course.elmo import preset as elmo_preset
+    from course.fields import described, from_options, option_name
+    from course.glove import GloVeConfig
+    from course.transformer import TransformerConfig
+    from course.transformer import preset as transformer_preset
+    from course.word2vec import Word2VecConfig
+
+    config_class, shown = {"word2vec": (Word2VecConfig, Word2VecConfig()), "glove": (GloVeConfig, GloVeConfig()),
+                           "elmo": (ElmoConfig, elmo_preset("cpu")),
+                           "transformer": (TransformerConfig, transformer_preset("cpu"))}[model]
+    with pytest.raises(SystemExit):
+        main(["train", model, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    fields = described(config_class)
+    assert len(fields) >= 10
+    for field in fields:
+        value = getattr(shown, field.name)
+        assert option_name(field.name) in text, field.name
+        assert " ".join(field.metadata["help"].split()) in text, field.name
+        assert (f"{value:,}" if type(value) is int else "none" if value is None else str(value)) in text, field.name
+    base = [] if model in ("word2vec", "glove") else ["--preset", "cpu"]
+    args = make_parser().parse_args(["train", model, "--corpus", "c", "--out", "o", *base, "--epochs", "2",
+                                     "--seed", "7"])
+    config = from_options(config_class, args, base=None if not base else shown)
+    assert config == dataclasses.replace(shown, epochs=2, seed=7)
+
+
+def test_a_transformer_trains_from_the_command_line_and_bad_settings_are_one_line(tmp_path, private_cache):
+    from course.transformer import Transformer
+
+    text = _write(tmp_path / "text.txt", "the cat sat on the mat . the dog sat on the log .\n" * 60)
+    out = tmp_path / "bert.pt"
+    tiny = ["--min-count", "1", "--epochs", "1", "--batch-tokens", "200", "--device", "cpu", "--quiet"]
+    result = run("train", "transformer", "--corpus", text, "--objective", "masked", *tiny, "--out", out,
+                 env={"COURSE_CACHE": str(private_cache)})
+    assert result.returncode == 0, result.stderr
+    model = Transformer.load(out)
+    assert model.config.objective == "masked" and model.config.epochs == 1 and model.state.finished
+    assert "masked Transformer" in result.stderr and "held-out perplexity" in result.stderr
+    for args, fragment in [(["--preset", "huge"], "invalid choice: 'huge'"),
+                           (["--mask-share", "1.5"], "mask_share must be in (0, 1)"),
+                           (["--resume"], "--resume needs --checkpoint"),
+                           (["--out", tmp_path], "is a folder")]:
+        result = run("train", "transformer", "--corpus", text, *tiny, "--out", tmp_path / "x.pt", *args)
+        _one_line(result.returncode, result.stderr, fragment)
+    assert not (tmp_path / "x.pt").exists()

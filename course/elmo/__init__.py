@@ -29,16 +29,15 @@ import os
 # OMP_WAIT_POLICY set by the user is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from .bilm import BiLM, BiLMStates  # noqa: E402
-from .characters import CharacterVocabulary  # noqa: E402
+from ..lazy import lazy_attributes  # noqa: E402
 from .config import ElmoConfig, preset  # noqa: E402
-from .course_models import course_config, course_corpus, course_elmo  # noqa: E402
-from .model import Elmo, TrainingState  # noqa: E402
-from .scalar_mix import ScalarMix  # noqa: E402
-from .token_encoder import TokenEncoder  # noqa: E402
-from .training import evaluate_perplexity, train_elmo  # noqa: E402
 
-load_elmo = Elmo.load
+# The rest is imported on first use: it loads torch, which the settings do not need.
+__getattr__ = lazy_attributes(__name__, {
+    "BiLM": "bilm", "BiLMStates": "bilm", "CharacterVocabulary": "characters", "course_config": "course_models",
+    "course_corpus": "course_models", "course_elmo": "course_models", "Elmo": "model", "TrainingState": "model",
+    "load_elmo": "model", "ScalarMix": "scalar_mix", "TokenEncoder": "token_encoder",
+    "evaluate_perplexity": "training", "train_elmo": "training"})
 
 __all__ = [
     "BiLM",

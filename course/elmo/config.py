@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import SettingError
+from ..fields import setting
 
 SOFTMAXES = ("auto", "full", "adaptive")
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
@@ -47,8 +48,8 @@ class ElmoConfig:
     """Everything that defines an ELMo model and its training."""
 
     # vocabulary (the softmax's words; the input side reads characters and has no vocabulary)
-    min_count: int = 5
-    max_vocab: int | None = None
+    min_count: int = setting(5, "softmax vocabulary: words seen at least this often")
+    max_vocab: int | None = setting(None, "softmax vocabulary: at most this many words, the most frequent")
     max_characters: int = 20  # per word, begin/end marks included; longer words are cut
     # token encoder
     char_dim: int = 16
@@ -58,22 +59,24 @@ class ElmoConfig:
     projection_dim: int = 128
     lstm_dim: int = 512
     num_layers: int = 2
-    dropout: float = 0.1
+    dropout: float = setting(0.1, "dropout on the token vectors and the LSTMs' outputs")
     softmax: str = "auto"  # "full", "adaptive" (AdaptiveLogSoftmaxWithLoss) or "auto"
     adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
     # training
-    epochs: int = 3
-    batch_tokens: int = 2_000  # tokens per batch (sentences of about equal length)
+    epochs: int = setting(3, "passes over the training sentences")
+    batch_tokens: int = setting(2_000, "tokens per batch (sentences of about equal length)")
     max_sentence_length: int = 100  # longer sentences are split into pieces of this many tokens
-    lr: float = 2e-3  # Adam, decayed linearly to lr * final_lr_share
+    lr: float = setting(2e-3, "Adam's learning rate, decayed linearly to lr * final_lr_share")
     final_lr_share: float = 0.1
     clip_norm: float = 1.0
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
-    seed: int = 1
-    device: str = "auto"
-    precision: str = "auto"  # CUDA: "auto" = "fp16" (autocast + gradient scaler); CPU: "auto" = "bf16" where native
-    threads: int = 1  # CPU threads for torch (one: with bfloat16 a second thread made training 5x slower)
-    checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
+    seed: int = setting(1, "draws the first weights, the batches' order and dropout")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+    precision: str = setting("auto", "auto: fp16 autocast with a gradient scaler on CUDA, bf16 on a CPU where native",
+                             PRECISIONS)
+    # one thread: with bfloat16 a second thread made training 5x slower
+    threads: int = setting(1, "CPU threads for torch")
+    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):

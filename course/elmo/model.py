@@ -179,3 +179,6 @@ class Elmo:
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise ModelFileError(f"{path}: a damaged ELMo model file ({type(exc).__name__}: {exc})"[:300]) from None
         return (model, payload) if with_extra else model
+
+
+load_elmo = Elmo.load

@@ -25,16 +25,16 @@ import os
 # As in course.elmo: OpenMP threads that sleep rather than spin while they wait, on a shared CPU.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from .attention import MultiHeadSelfAttention, causal_mask, scaled_dot_product_attention  # noqa: E402
-from .block import TransformerBlock  # noqa: E402
+from ..lazy import lazy_attributes  # noqa: E402
 from .config import TransformerConfig, preset  # noqa: E402
-from .course_models import course_config, course_transformer  # noqa: E402
-from .lm import TransformerLM, TransformerStates  # noqa: E402
-from .masking import IGNORE, mask_tokens  # noqa: E402
-from .model import TrainingState, Transformer  # noqa: E402
-from .training import learning_rate, train_transformer  # noqa: E402
 
-load_transformer = Transformer.load
+# The rest is imported on first use: it loads torch, which the settings do not need.
+__getattr__ = lazy_attributes(__name__, {
+    "MultiHeadSelfAttention": "attention", "causal_mask": "attention", "scaled_dot_product_attention": "attention",
+    "TransformerBlock": "block", "course_config": "course_models", "course_transformer": "course_models",
+    "TransformerLM": "lm", "TransformerStates": "lm", "IGNORE": "masking", "mask_tokens": "masking",
+    "TrainingState": "model", "Transformer": "model", "load_transformer": "model", "learning_rate": "training",
+    "train_transformer": "training"})
 
 __all__ = [
     "IGNORE",

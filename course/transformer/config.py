@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import SettingError
+from ..fields import setting
 
 OBJECTIVES = ("causal", "masked")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -41,33 +42,35 @@ PRECISIONS = ("auto", "fp32", "bf16")
 class TransformerConfig:
     """Everything that defines a Transformer language model and its training."""
 
-    objective: str = "causal"  # "causal" (GPT) or "masked" (BERT)
+    objective: str = setting("causal", "causal: GPT, each word predicts the next; masked: BERT, hidden words are "
+                                       "predicted from both sides", OBJECTIVES)
     # vocabulary
-    min_count: int = 5
-    max_vocab: int | None = None
+    min_count: int = setting(5, "vocabulary: words seen at least this often")
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
     # network
     dim: int = 128
     heads: int = 4
     layers: int = 4
     ff_dim: int = 512
     max_positions: int = 128
-    dropout: float = 0.1
+    dropout: float = setting(0.1, "dropout on the embeddings, the attention weights and each sub-layer's output")
     # masked objective
-    mask_share: float = 0.15  # of the words, chosen for prediction; of those 80% [MASK], 10% random, 10% kept
+    mask_share: float = setting(0.15, "masked objective: share of the words chosen for prediction (of those 80% "
+                                      "[MASK], 10% a random word, 10% kept)")
     # training
-    epochs: int = 8
-    batch_tokens: int = 2_000  # padded positions per batch (sentences of about equal length)
-    lr: float = 1e-3
+    epochs: int = setting(8, "passes over the training sentences")
+    batch_tokens: int = setting(2_000, "padded positions per batch (sentences of about equal length)")
+    lr: float = setting(1e-3, "AdamW's largest learning rate, after the warm-up")
     warmup_share: float = 0.05  # of all steps, with the learning rate rising linearly from 0
     final_lr_share: float = 0.1  # cosine decay from lr to lr * final_lr_share
     weight_decay: float = 0.01
     clip_norm: float = 1.0
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
-    seed: int = 1
-    device: str = "auto"
-    precision: str = "auto"  # CUDA: "auto" = bf16 autocast where supported; CPU: float32 ("bf16" on request)
-    threads: int = 1  # CPU threads for torch
-    checkpoint_every: int = 200  # steps between checkpoints (when a checkpoint file is given)
+    seed: int = setting(1, "draws the first weights, the batches' order, dropout and the masks")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+    precision: str = setting("auto", "auto: bf16 autocast on CUDA where supported, float32 on a CPU", PRECISIONS)
+    threads: int = setting(1, "CPU threads for torch")
+    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):

@@ -195,3 +195,6 @@ class Transformer:
             message = f"{path}: a damaged Transformer model file ({type(exc).__name__}: {exc})"
             raise ModelFileError(" ".join(message.split())[:300]) from None
         return (model, payload) if with_extra else model
+
+
+load_transformer = Transformer.load

@@ -18,12 +18,15 @@ hierarchical softmax):
   and hierarchical softmax's tree tensors and damped node steps (:mod:`~course.word2vec.tree`).
 """
 
+from ..lazy import lazy_attributes
 from .config import ARCHITECTURES, LOSSES, Word2VecConfig
-from .examples import cbow_windows, longest_sentence, skipgram_pairs
-from .losses import hierarchical_softmax_loss, hierarchical_softmax_probabilities, negative_sampling_loss
-from .model import Word2Vec, Word2VecState, train_word2vec
-from .reference import train_reference, train_window
-from .trainer import Batch, FastTrainer
+
+# The rest is imported on first use: it loads torch, which the settings do not need.
+__getattr__ = lazy_attributes(__name__, {
+    "cbow_windows": "examples", "longest_sentence": "examples", "skipgram_pairs": "examples",
+    "hierarchical_softmax_loss": "losses", "hierarchical_softmax_probabilities": "losses",
+    "negative_sampling_loss": "losses", "Word2Vec": "model", "Word2VecState": "model", "train_word2vec": "model",
+    "train_reference": "reference", "train_window": "reference", "Batch": "trainer", "FastTrainer": "trainer"})
 
 __all__ = [
     "ARCHITECTURES", "LOSSES", "Batch", "FastTrainer", "Word2Vec", "Word2VecConfig", "Word2VecState",

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import SettingError
+from ..fields import setting
 
 ARCHITECTURES = ("skipgram", "cbow")
 LOSSES = ("neg", "hs")
@@ -24,29 +25,31 @@ LOSSES = ("neg", "hs")
 class Word2VecConfig:
     """Hyperparameters; the defaults are gensim's."""
 
-    arch: str = "skipgram"
-    loss: str = "neg"
-    dim: int = 100
-    window: int = 5
-    negative: int = 5
-    ns_exponent: float = 0.75
-    min_count: int = 5
-    max_vocab: int | None = None
-    sample: float = 1e-3
-    epochs: int = 5
-    lr: float = 0.025
-    min_lr: float = 0.0001
-    seed: int = 1
-    threads: int = 2  # Hogwild workers on a CPU (processes; one: in this process, repeatable)
-    device: str = "auto"
-    # Pairs (skip-gram) or windows (CBOW) per update. None: 512 on a CPU; on a GPU 4,096 with negative
-    # sampling and 1,024 with hierarchical softmax, whose top nodes take a summed step from every
-    # example of a batch and diverge beyond that.
-    batch_size: int | None = None
-    # Hierarchical softmax only: scale each tree node's summed step in a batch down to at most a
-    # quarter of a Newton step. Closes the gap to gensim after many epochs, at about nine tenths of
-    # the speed.
-    damp_tree_steps: bool = True
+    arch: str = setting("skipgram", "skipgram: each context word predicts the centre word; cbow: their mean does",
+                        ARCHITECTURES)
+    loss: str = setting("neg", "neg: negative sampling; hs: hierarchical softmax over the Huffman tree", LOSSES)
+    dim: int = setting(100, "size of each word vector")
+    window: int = setting(5, "the dynamic window's largest reach: each centre word draws 1..window")
+    negative: int = setting(5, "noise words per example (negative sampling)")
+    ns_exponent: float = setting(0.75, "noise distribution P(w) ~ count(w)^ns_exponent")
+    min_count: int = setting(5, "vocabulary: words seen at least this often")
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
+    sample: float = setting(1e-3, "subsampling threshold of frequent words (0: none)")
+    epochs: int = setting(5, "passes over the corpus")
+    lr: float = setting(0.025, "learning rate at the start, falling linearly to min_lr")
+    min_lr: float = setting(0.0001, "learning rate at the end")
+    seed: int = setting(1, "draws the first vectors, the windows, the noise words and subsampling")
+    threads: int = setting(2, "Hogwild workers on a CPU (forked processes); only 1 is repeatable: the same --seed "
+                              "gives the same vectors, with 2 or more they change from run to run")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+    # None: 512 on a CPU; on a GPU 4,096 with negative sampling and 1,024 with hierarchical softmax,
+    # whose top nodes take a summed step from every example of a batch and diverge beyond that.
+    batch_size: int | None = setting(None, "pairs (skip-gram) or windows (CBOW) per update (none: 512 on a CPU, "
+                                           "more on a GPU)")
+    # Scales each tree node's summed step in a batch down to at most a quarter of a Newton step.
+    # Closes the gap to gensim after many epochs, at about nine tenths of the speed.
+    damp_tree_steps: bool = setting(True, "hierarchical softmax: damp each tree node's summed step in a batch "
+                                          "(better after many epochs, about 9/10 of the speed)")
 
     def __post_init__(self):
         def finite(value) -> bool:
