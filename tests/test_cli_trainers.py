@@ -107,7 +107,7 @@ def test_help_says_which_runs_are_repeatable(model, capsys):
 
 
 @pytest.mark.parametrize("model", ["word2vec", "glove", "elmo", "transformer"])
-def test_training_options_are_the_settings_dataclass_fields(model, capsys):
+def test_training_options_are_the_settings_dataclass_fields(model, capsys, monkeypatch):
     """Every described setting is an option whose help is its one-line description and whose default is the
     dataclass's (or, for the preset trainers, the cpu preset's); the options build back the same config."""
     import dataclasses
@@ -121,6 +121,7 @@ def test_training_options_are_the_settings_dataclass_fields(model, capsys):
     from course.transformer import preset as transformer_preset
     from course.word2vec import Word2VecConfig
 
+    monkeypatch.setenv("COLUMNS", "2000")  # argparse wraps help at hyphens otherwise
     config_class, shown = {"word2vec": (Word2VecConfig, Word2VecConfig()), "glove": (GloVeConfig, GloVeConfig()),
                            "elmo": (ElmoConfig, elmo_preset("cpu")),
                            "transformer": (TransformerConfig, transformer_preset("cpu"))}[model]
@@ -160,3 +161,26 @@ def test_a_transformer_trains_from_the_command_line_and_bad_settings_are_one_lin
         result = run("train", "transformer", "--corpus", text, *tiny, "--out", tmp_path / "x.pt", *args)
         _one_line(result.returncode, result.stderr, fragment)
     assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.parametrize("model", ["tagger", "classifier"])
+def test_task_trainers_options_are_their_settings_too(model, capsys, monkeypatch):
+    from course.cli import make_parser
+    from course.fields import described, from_options, option_name
+    from course.tagger import TaggerConfig
+    from course.ulmfit import ClassifierConfig
+
+    monkeypatch.setenv("COLUMNS", "2000")
+    config_class = TaggerConfig if model == "tagger" else ClassifierConfig
+    with pytest.raises(SystemExit):
+        main(["train", model, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for field in described(config_class):
+        if field.name != "pretrained":  # the classifier's --scratch
+            assert option_name(field.name) in text and " ".join(field.metadata["help"].split()) in text, field.name
+    extra = ["--lm", "lm.pt", "--scratch", "--no-slanted"] if model == "classifier" else ["--input", "glove"]
+    args = make_parser().parse_args(["train", model, *extra, "--epochs", "4", "--lr", "0.5"])
+    config = from_options(config_class, args, **({"pretrained": not args.scratch} if model == "classifier" else {}))
+    expected = {"epochs": 4, "lr": 0.5, **({"pretrained": False, "slanted": False} if model == "classifier"
+                                            else {"input": "glove"})}
+    assert config == config_class(**expected)

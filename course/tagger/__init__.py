@@ -14,10 +14,13 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as in course.elmo: before torch is imported
 
+from ..lazy import lazy_attributes  # noqa: E402
 from .config import INPUTS, TaggerConfig, epochs_for  # noqa: E402
-from .inputs import ElmoFeatures  # noqa: E402
-from .model import Tagger  # noqa: E402
-from .training import build_tagger, entity_scores, evaluate, train_tagger  # noqa: E402
+
+# The rest is imported on first use: it loads torch, which the settings do not need.
+__getattr__ = lazy_attributes(__name__, {
+    "ElmoFeatures": "inputs", "Tagger": "model", "build_tagger": "training", "entity_scores": "training",
+    "evaluate": "training", "train_tagger": "training"})
 
 __all__ = ["INPUTS", "ElmoFeatures", "Tagger", "TaggerConfig", "build_tagger", "entity_scores", "epochs_for",
            "evaluate", "train_tagger"]

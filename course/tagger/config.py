@@ -21,6 +21,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
+from ..fields import setting
 
 INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned")
 PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)
@@ -37,19 +38,21 @@ def epochs_for(num_sentences: int) -> int:
 class TaggerConfig:
     """Everything that defines a tagger and its training."""
 
-    input: str = "learned"
-    word_dim: int = 100
-    hidden_dim: int = 100
-    dropout: float = 0.5
-    elmo_dropout: float = 0.5
-    mix_penalty: float = 0.001
-    epochs: int | None = None
-    batch_size: int = 32
-    lr: float = 1e-2
-    finetune_lr: float = 3e-4
-    evaluations: int = 8  # dev-set evaluations over the run; the best one's weights are kept
-    seed: int = 1
-    device: str = "auto"
+    input: str = setting("learned", "learned embeddings, frozen word2vec/GloVe vectors, ELMo features or the "
+                                    "fine-tuned biLM", INPUTS)
+    word_dim: int = setting(100, "size of the learned embeddings")
+    hidden_dim: int = setting(100, "LSTM cells per direction")
+    dropout: float = setting(0.5, "dropout on the input vectors and on the BiLSTM's output")
+    elmo_dropout: float = setting(0.5, "dropout on the mixed ELMo vector")
+    mix_penalty: float = setting(0.001, "lambda of lambda * ||w||^2 on the ELMo mix's weights")
+    epochs: int | None = setting(None, "passes over the labelled sentences (none: by their number, about 6,000 "
+                                       "sentences seen, 3 to 40 epochs)")
+    batch_size: int = setting(32, "sentences per step")
+    lr: float = setting(1e-2, "Adam's learning rate for the tagger")
+    finetune_lr: float = setting(3e-4, "Adam's learning rate for the biLM's weights when fine-tuned")
+    evaluations: int = setting(8, "dev evaluations over the run; the best one's weights are kept")
+    seed: int = setting(1, "draws the labelled sentences and the first weights")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
 
     def __post_init__(self):
         if self.input not in INPUTS:

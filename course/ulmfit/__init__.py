@@ -14,18 +14,17 @@ fine-tuned on the labels. One job per file:
 - :mod:`~course.ulmfit.experiments`: the comparisons notebook 10 draws.
 """
 
-from .classifier import Classifier, FeatureClassifier, concat_pool
+from ..lazy import lazy_attributes
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
-from .language_model import ForwardLM, character_coverage, check_vocabulary, coverage
 from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
-from .training import (
-                       error_rate,
-                       fine_tune_lm,
-                       forward_perplexity,
-                       parameter_groups,
-                       train_classifier,
-                       train_feature_classifier,
-)
+
+# The rest is imported on first use: it loads torch, which the settings do not need.
+__getattr__ = lazy_attributes(__name__, {
+    "Classifier": "classifier", "FeatureClassifier": "classifier", "concat_pool": "classifier",
+    "ForwardLM": "language_model", "character_coverage": "language_model", "check_vocabulary": "language_model",
+    "coverage": "language_model", "error_rate": "training", "fine_tune_lm": "training",
+    "forward_perplexity": "training", "parameter_groups": "training", "train_classifier": "training",
+    "train_feature_classifier": "training"})
 
 __all__ = [
     "Classifier",

@@ -30,6 +30,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
+from ..fields import setting
 
 PASSES = 3_000  # labelled reviews seen in training, about, when epochs is None (see epochs_for)
 MIN_EPOCHS, MAX_EPOCHS = 5, 20
@@ -60,15 +61,15 @@ class _Rates:
     """What both stages set their learning rates with: the top group's highest rate, the two tricks,
     and where and how the training runs."""
 
-    lr: float = 4e-3
-    discriminative: bool = True
-    factor: float = 2.6
-    slanted: bool = True
-    cut_frac: float = 0.1
-    ratio: float = 32.0
-    threads: int = 1
-    seed: int = 1
-    device: str = "auto"
+    lr: float = setting(4e-3, "the top layer group's highest learning rate (Adam)")
+    discriminative: bool = setting(True, "discriminative rates: each layer group down gets factor times less")
+    factor: float = setting(2.6, "discriminative rates: the ratio between neighbouring groups")
+    slanted: bool = setting(True, "the slanted triangular schedule (without it, a constant rate)")
+    cut_frac: float = setting(0.1, "slanted triangle: the share of the steps spent rising")
+    ratio: float = setting(32.0, "slanted triangle: how much smaller the lowest rate is than the highest")
+    threads: int = setting(1, "CPU threads while training")
+    seed: int = setting(1, "draws the labelled examples, the first weights and dropout")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
 
     def _rate_checks(self) -> list[tuple[bool, str]]:
         return [_whole(self, "threads"),
@@ -96,15 +97,16 @@ class LanguageModelConfig(_Rates):
 class ClassifierConfig(_Rates):
     """Stage 3: a classifier head with concat pooling, fine-tuned with the LM under it."""
 
-    lr: float = 1e-2
-    max_tokens: int = 100
-    hidden_dim: int = 50
-    dropout: float = 0.2
-    epochs: int | None = None
-    batch_size: int = 32
-    evaluations: int = 5
-    gradual_unfreezing: bool = True
-    pretrained: bool = True
+    lr: float = setting(1e-2, "the head's highest learning rate (Adam); each group below gets less")
+    max_tokens: int = setting(100, "a review is cut to its first max_tokens words")
+    hidden_dim: int = setting(50, "the head's hidden layer")
+    dropout: float = setting(0.2, "dropout on both of the head's layers")
+    epochs: int | None = setting(None, "passes over the labelled reviews (none: by their number, about 3,000 "
+                                       "reviews seen, 5 to 20 epochs)")
+    batch_size: int = setting(32, "reviews per step")
+    evaluations: int = setting(5, "dev evaluations over the run; the best one's weights are kept")
+    gradual_unfreezing: bool = setting(True, "the head alone in epoch 1, one more layer group each epoch")
+    pretrained: bool = setting(True, "start from the LM's weights (no: the same network drawn at random)")
 
     def __post_init__(self):
         _check([_whole(self, "max_tokens"),
