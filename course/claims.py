@@ -63,6 +63,17 @@ The rules, claim by claim:
    ELMo's frozen layers under the same head, at every count; margin, the smallest. *With few
    labels, ULMFiT beats a bag-of-words classifier*: against a logistic regression on word counts,
    at the fewest labels.
+7. The Transformer claims (11), on wiki-en. *A Transformer trains faster per token than an LSTM at
+   equal size*: from the training steps notebook 11 times and saves (``transformers-wiki-en.json``),
+   the Transformer's tokens/s over the biLM's, repeat by repeat, per sentence length, judged on the
+   two networks' bodies on one thread (the char-CNN and LSTMs against the Transformer blocks: what
+   the claim is about, recurrence against attention), the whole LMs, whose softmaxes differ, shown
+   beside; margin, the smallest ratio less 1; spread, the largest half range of the ratios over the
+   repeats. *A masked LM sees both sides at once*: accuracy@5 on the same blanked held-out words,
+   BERT against the stronger of GPT (the left side) and CBOW (a bag of both sides); spread, the
+   bootstrap over the blanks. *A Transformer's top layer separates word senses beyond every
+   control* (GPT, BERT): claim 3's rule and figures on the saved ``gpt-wiki-en.pt`` and
+   ``bert-wiki-en.pt``, with each layer's accuracy beside ELMo's for the pattern.
 
 The spread. The probes are measured on small test sets, so a margin counts only when it is larger
 than what drawing the test set again would move it by: a paired bootstrap (1,000 resamples,
@@ -121,6 +132,11 @@ LM_FINE_TUNING = "Fine-tuning the language model beats using its layers as featu
 BAG_OF_WORDS = "With few labels, ULMFiT beats a bag-of-words classifier"
 ULMFIT_CURVE = "ulmfit-curve-reviews-zh.json"  # what notebook 10 saves into models_dir(profile)
 ULMFIT = "ULMFiT (1+2+3)"
+TRANSFORMER_SPEED = "A Transformer trains faster per token than an LSTM at equal size"
+BOTH_SIDES = "A masked LM sees both sides at once"
+TRANSFORMER_SENSES = "A Transformer's top layer separates word senses beyond every control"
+TRANSFORMER_RESULTS = "transformers-wiki-en.json"  # what notebook 11 saves into models_dir(profile)
+TRANSFORMERS = {"gpt": "GPT", "bert": "BERT"}  # model file prefix -> name in the rows (notebook 11)
 STATIC_INPUTS = ("word2vec", "glove")
 
 
@@ -431,6 +447,66 @@ def ulmfit_claims(rows: Sequence[Mapping]) -> list[Claim]:
                         "logistic regression on word counts (scikit-learn)")]
 
 
+def speed_claim(rows: Sequence[Mapping]) -> Claim:
+    """The Transformer's training tokens/s over the LSTM biLM's, from :func:`course.transformer.throughput.
+    training_throughput`'s rows (``model``, ``length``, ``repeat``, ``tokens_per_second``, ``threads``,
+    ``softmax``): judged on the bodies on one thread, the whole LMs shown beside."""
+    def ratios(softmax: bool) -> dict[int, np.ndarray]:
+        speed: dict = {}
+        for row in rows:
+            if bool(row["softmax"]) == softmax and int(row["threads"]) == 1:
+                speed.setdefault(int(row["length"]), {}).setdefault(row["model"], {})[int(row["repeat"])] = \
+                    float(row["tokens_per_second"])
+        out = {}
+        for length, by_model in sorted(speed.items()):
+            repeats = sorted(set(by_model.get("transformer", {})) & set(by_model.get("lstm", {})))
+            if repeats:
+                out[length] = np.array([by_model["transformer"][r] / by_model["lstm"][r] for r in repeats])
+        return out
+
+    body, whole = ratios(False), ratios(True)
+    if not body:
+        return not_measured(TRANSFORMER_SPEED, "11", "no timed steps of the two bodies on one thread")
+    margin = min(float(np.median(r)) - 1 for r in body.values())
+    spread = max(_half_range(r) for r in body.values())
+
+    def shown(by_length: dict) -> str:
+        return ", ".join(f"{np.median(r):.2f}x ({length})" for length, r in by_length.items())
+
+    whole_text = f"; whole LMs (adaptive against full softmax): {shown(whole)}" if whole else ""
+    return Claim(TRANSFORMER_SPEED, "11", f"Transformer / LSTM training tokens/s by words per sentence, bodies on "
+                 f"one CPU thread: {shown(body)}{whole_text}",
+                 "the cpu biLM (char-CNN, 2 projected LSTM layers each way) against a causal Transformer of about "
+                 "as many weights (d_model 192, 4 blocks), the same batches of equal-length sentences, median over "
+                 "repeats",
+                 margin, spread, _judge(margin, spread))
+
+
+def both_sides_claim(rows: Sequence[Mapping], at: str = "correct_at_5") -> Claim:
+    """BERT against the stronger of GPT and CBOW on the same blanks (``model``, ``blank``, ``correct_at_5``)."""
+    answers: dict[str, dict[int, float]] = {}
+    for row in rows:
+        answers.setdefault(row["model"], {})[int(row["blank"])] = float(row[at])
+    controls = [name for name in ("GPT", "CBOW") if name in answers]
+    if "BERT" not in answers or not controls:
+        return not_measured(BOTH_SIDES, "11", "the blanks were not answered by BERT and by GPT or CBOW")
+    blanks = sorted(set(answers["BERT"]).intersection(*(answers[name] for name in controls)))
+    accuracy = {name: float(np.mean([answers[name][b] for b in blanks])) for name in ("BERT", *controls)}
+    strongest = max(controls, key=accuracy.get)
+    differences = np.array([answers["BERT"][b] - answers[strongest][b] for b in blanks])
+    margin = float(differences.mean())
+    spread = bootstrap_spread(differences)
+    return Claim(BOTH_SIDES, "11", f"BERT's accuracy@5 on {len(blanks):,} blanked held-out words "
+                 f"{accuracy['BERT']:.3f}",
+                 ", ".join(f"{name} {accuracy[name]:.3f}" for name in controls) + f" (GPT: the left side only; "
+                 f"CBOW: a bag of 5 words each side); strongest: {strongest}", margin, spread, _judge(margin, spread))
+
+
+def transformer_claims(results: Mapping) -> list[Claim]:
+    """The two rows of notebook 11 that its saved results give (speed, both sides)."""
+    return [speed_claim(results["throughput"]), both_sides_claim(results["fill_in"])]
+
+
 def _saved_rows(folder: Path, filename: str, notebook: str, claims: Sequence[str], measure) -> list[Claim]:
     """The rows a notebook's saved results give, or rows that say why there are none."""
     import json
@@ -579,6 +655,8 @@ def _untrained(model, seed: int):
     """The model's network with fresh random weights drawn with ``seed`` (same vocabularies)."""
     from .elmo import Elmo
 
+    if not isinstance(model, Elmo):  # a Transformer draws its own
+        return model.untrained(seed)
     return Elmo(replace(model.config, seed=seed), model.words, model.characters, device=str(model.device))
 
 
@@ -629,6 +707,18 @@ def _sense_measurement(model, probes, bag_vectors) -> dict:
     return {"words": words, "senses": senses, "layers": np.stack([scores(layer) for layer in layers]),
             "untrained": untrained, "chance": chance, "separation": float(separation),
             "bag": scores(bag_of_context_vectors(probes, bag_vectors)) if bag_vectors is not None else None}
+
+
+def _transformer_sense_row(name: str, measured: dict, elmo_layers: np.ndarray | None, probe_file: Path,
+                           bag_source: str, missing: str) -> Claim:
+    """Claim 3's rule on a Transformer of notebook 11, with its layers beside the biLM's."""
+    row = _sense_row("wiki-en", measured, probe_file, bag_source, missing)
+    words = measured["words"]
+    pattern = f"; by layer {_by_layer([_word_mean(s, words) for s in measured['layers']])}"
+    if elmo_layers is not None:
+        pattern += f" (the biLM: {_by_layer([_word_mean(s, words) for s in elmo_layers])})"
+    return replace(row, claim=f"{TRANSFORMER_SENSES} ({name}, wiki-en)", notebook="11",
+                   measurement=row.measurement + pattern)
 
 
 def _sense_row(corpus_name: str, measured: dict, probe_file: Path, bag_source: str, missing: str) -> Claim:
@@ -800,7 +890,8 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
                 language_rows.append(_language_model_row(corpus_name, model, profile, say))
         except CourseError as exc:  # the corpus could not be read
             language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", "06", str(exc)))
-        if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")):
+        if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")
+                or (wanted("11") and corpus_name == "wiki-en")):
             continue
         if probes is None:
             sense_rows.append(not_measured(f"{SENSES} ({corpus_name})", "07", probe_error))
@@ -831,8 +922,34 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
                      if wanted("09") else [])
     ulmfit_rows = (_saved_rows(folder, ULMFIT_CURVE, "10", (PRETRAINED_LM, TARGET_DOMAIN, LM_FINE_TUNING, BAG_OF_WORDS),
                                ulmfit_claims) if wanted("10") else [])
-    rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows, *ulmfit_rows]
+    transformer_rows = _transformer_rows(folder, profile, device, measured.get("wiki-en"), say) if wanted("11") else []
+    rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows, *ulmfit_rows, *transformer_rows]
     return [row for row in rows if notebooks is None or any(n in row.notebook for n in notebooks)]
+
+
+def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: dict | None, say) -> list[Claim]:
+    """Notebook 11's rows: speed and both sides from its saved results, the sense rule on its saved models."""
+    from .transformer import Transformer
+    from .vectors import load_vectors
+
+    rows = _saved_rows(folder, TRANSFORMER_RESULTS, "11", (TRANSFORMER_SPEED, BOTH_SIDES), transformer_claims)
+    for prefix, name in TRANSFORMERS.items():
+        claim, path = f"{TRANSFORMER_SENSES} ({name}, wiki-en)", folder / f"{prefix}-wiki-en.pt"
+        try:
+            if not path.is_file():
+                raise ModelFileError(f"no {_shown(path)}: run notebook 11 (it trains and saves it)")
+            probe_file, probes = _test_split("en")
+            model = Transformer.load(path, device=device)
+            say(f"sense probes of {_shown(path)}, untrained with seeds {UNTRAINED_SEEDS[0]}-{UNTRAINED_SEEDS[-1]} ...")
+            skipgram_path = folder / "skipgram-neg-wiki-en.txt"
+            skipgram = load_vectors(skipgram_path) if skipgram_path.is_file() else None
+            bag, bag_source, missing = _bag_vectors(model, probes, "en", skipgram, skipgram_path, profile)
+            measured = _sense_measurement(model, probes, bag)
+            rows.append(_transformer_sense_row(name, measured, None if elmo_measured is None else
+                                               elmo_measured["layers"], probe_file, bag_source, missing))
+        except CourseError as exc:
+            rows.append(not_measured(claim, "11", str(exc)))
+    return rows
 
 
 def claims_json(rows: Sequence[Claim]) -> list[dict]:

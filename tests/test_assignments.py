@@ -26,7 +26,7 @@ from tests.conftest import assert_one_line_error
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 REQUIRED = {"negative_sampling_loss", "keep_probabilities", "huffman_code", "glove_weighting", "glove_loss",
             "analogy_3cosadd", "scalar_mix", "sense_knn_accuracy", "entity_spans", "entity_f1", "slanted_triangular",
-            "discriminative_rates"}
+            "discriminative_rates", "masked_attention"}
 
 
 def solution_cell(grade_id, source):

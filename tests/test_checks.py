@@ -132,6 +132,20 @@ def scalar_mix(layers, s, gamma, *, weights="softmax", with_gamma=True, summed=T
     return mixed.detach() if how == "detach" else mixed
 
 
+def masked_attention(q, k, v, mask=None, *, scale="sqrt", axis=-1, mask_how="add", values="v", transpose=False):
+    """softmax(q k^T / sqrt(d_k) + M) v and the weights, with flags that introduce one mistake each."""
+    scores = q @ k.T / {"sqrt": np.sqrt(q.shape[1]), "none": 1.0, "d": q.shape[1]}[scale]
+    if mask is not None and mask_how in ("add", "inverted"):
+        scores = np.where(mask if mask_how == "add" else ~mask, scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        weights = np.exp(scores - scores.max(axis=axis, keepdims=True))
+        weights = weights / weights.sum(axis=axis, keepdims=True)
+    if mask is not None and mask_how == "multiply":
+        weights = weights * mask
+    output = weights @ (v if values == "v" else k)
+    return output, weights.T if transpose else weights
+
+
 def wrong(function, **flags):
     def student(*args, **kwargs):
         return function(*args, **kwargs, **flags)
@@ -153,6 +167,7 @@ RIGHT = {
     "entity_f1": entity_f1,
     "slanted_triangular": slanted_triangular,
     "discriminative_rates": discriminative_rates,
+    "masked_attention": masked_attention,
 }
 
 
@@ -493,3 +508,40 @@ def test_check_discriminative_rates_passes_the_rule_and_catches_the_wrong_order(
         checks.check_discriminative_rates(lambda top, n, f: discriminative_rates(top, n, f)[::-1], seed=5)
     with pytest.raises(CheckFailed, match="does not subtract"):
         checks.check_discriminative_rates(lambda top, n, f: [top - (n - 1 - g) * top / f for g in range(n)], seed=5)
+
+
+def test_check_masked_attention_passes_the_formula_and_names_the_usual_mistakes(capsys):
+    import torch
+
+    from course.transformer import scaled_dot_product_attention
+
+    def with_torch(q, k, v, mask=None):  # the package's own attention passes
+        out, weights = scaled_dot_product_attention(*(torch.from_numpy(a) for a in (q, k, v)),
+                                                    None if mask is None else torch.from_numpy(mask))
+        return out.numpy(), weights.numpy()
+
+    checks.check_masked_attention(with_torch, seed=5)
+    assert capsys.readouterr().out.startswith("Right:")
+    mistakes = [(dict(scale="none"), "not scaled"), (dict(scale="d"), "divide by its square root"),
+                (dict(axis=0), "over the queries"), (dict(mask_how="inverted"), "inverted"),
+                (dict(mask_how="multiply"), "no longer sum to 1"), (dict(values="k"), "weights @ v"),
+                (dict(transpose=True), "transposed")]
+    for seed in SEEDS:
+        for flags, phrase in mistakes:
+            with pytest.raises(CheckFailed, match=phrase):
+                checks.check_masked_attention(wrong(masked_attention, **flags), seed=seed)
+    assert "Right:" not in capsys.readouterr().out
+
+
+def test_check_masked_attention_tries_one_by_one_first_and_masks_that_leave_a_key():
+    seen = []
+
+    def student(q, k, v, mask=None):
+        seen.append((q.shape, k.shape, v.shape, None if mask is None else mask.copy()))
+        return masked_attention(q, k, v, mask)
+
+    checks.check_masked_attention(student, seed=0, trials=40)
+    assert seen[0][:3] == ((1, 1), (1, 1), (1, 1)) and seen[0][3] is None
+    masks = [mask for *_, mask in seen if mask is not None]
+    assert masks and all(mask.dtype == bool and mask.any(axis=1).all() for mask in masks)
+    assert any(not mask.all() for mask in masks)

@@ -16,6 +16,7 @@ from course.claims import (
     HOLDS,
     Claim,
     bootstrap_spread,
+    both_sides_claim,
     chance_scores,
     claims_html,
     claims_markdown,
@@ -26,6 +27,7 @@ from course.claims import (
     pos_baseline_claim,
     sense_claim,
     sense_scores,
+    speed_claim,
     static_vector_claim,
     ulmfit_claims,
 )
@@ -133,6 +135,40 @@ def test_ulmfit_claims_pair_errors_by_seed_at_the_fewest_labels():
     assert ulmfit_claims(rows(errors))[1].verdict.startswith("not measured: the comparison has no 'stages 1+3'")
 
 
+def test_the_speed_claim_is_judged_on_the_bodies_repeat_by_repeat():
+    def rows(body, whole):  # {length: ([transformer tokens/s per repeat], [lstm tokens/s per repeat])}
+        return [{"model": model, "length": length, "repeat": r, "tokens_per_second": value, "threads": 1,
+                 "softmax": softmax}
+                for softmax, table in ((False, body), (True, whole)) for length, pair in table.items()
+                for model, values in zip(("transformer", "lstm"), pair, strict=True)
+                for r, value in enumerate(values)]
+
+    body = {8: ([150, 160, 155], [100, 100, 100]), 64: ([130, 140, 120], [100, 100, 100])}
+    whole = {8: ([80, 80, 80], [100, 100, 100])}
+    row = speed_claim(rows(body, whole))
+    assert row.verdict == HOLDS and row.margin == pytest.approx(0.30) and row.spread == pytest.approx(0.10)
+    assert "1.55x (8), 1.30x (64)" in row.measurement and "whole LMs (adaptive against full softmax): 0.80x (8)" \
+        in row.measurement
+    slower = speed_claim(rows({8: ([90, 95, 99], [100, 100, 100])}, {}))
+    assert slower.verdict == FAILS and slower.margin == pytest.approx(-0.05)
+    two_threads = [dict(r, threads=2) for r in rows(body, {})]
+    assert speed_claim(two_threads).verdict.startswith("not measured")
+
+
+def test_the_both_sides_claim_pairs_blanks_against_the_stronger_control():
+    rng = np.random.default_rng(0)
+    truth = {"BERT": rng.random(300) < 0.45, "GPT": rng.random(300) < 0.25, "CBOW": rng.random(300) < 0.30}
+    rows = [{"model": name, "blank": b, "correct_at_5": bool(answers[b])} for name, answers in truth.items()
+            for b in range(300)]
+    row = both_sides_claim(rows)
+    assert row.notebook == "11" and "strongest: CBOW" in row.controls
+    assert row.margin == pytest.approx(truth["BERT"].mean() - truth["CBOW"].mean())
+    assert row.spread == pytest.approx(bootstrap_spread(truth["BERT"].astype(float) - truth["CBOW"]))
+    assert row.verdict == HOLDS
+    same = [dict(r, correct_at_5=truth["CBOW"][r["blank"]]) if r["model"] == "BERT" else r for r in rows]
+    assert both_sides_claim(same).verdict == FAILS
+
+
 # ----------------------------------------------------------------------- scores and spread
 
 
@@ -196,6 +232,18 @@ def smoke_build(tmp_path_factory):
               for name in ("from scratch", "stages 1+3", "ULMFiT (1+2+3)", "ELMo features", "bag of words")
               for labels in (20, 40) for seed in (1, 2)]
     (folder / "ulmfit-curve-reviews-zh.json").write_text(json.dumps(errors), encoding="utf-8")
+    from course.transformer import course_config, train_transformer  # notebook 11's models and results
+
+    english = load_corpus("wiki-en", progress=False).head(SMOKE_SENTENCES)
+    for objective, prefix in (("causal", "gpt"), ("masked", "bert")):
+        train_transformer(english, course_config("wiki-en", objective, "smoke"), progress=False,
+                          heldout=False).save(folder / f"{prefix}-wiki-en.pt")
+    results = {"throughput": [{"model": model, "length": length, "repeat": r, "threads": 1, "softmax": False,
+                               "tokens_per_second": float(rng.uniform(900, 1100))}
+                              for model in ("lstm", "transformer") for length in (8, 32) for r in range(3)],
+               "fill_in": [{"model": model, "blank": b, "correct_at_5": bool(rng.random() < 0.3)}
+                           for model in ("BERT", "GPT", "CBOW") for b in range(40)]}
+    (folder / "transformers-wiki-en.json").write_text(json.dumps(results), encoding="utf-8")
     return build
 
 
@@ -223,7 +271,11 @@ def test_measure_claims_gives_every_row(measured):
         "A pretrained language model lets a classifier learn from few labels",
         "Fine-tuning the language model on the target domain adds to general pretraining",
         "Fine-tuning the language model beats using its layers as features",
-        "With few labels, ULMFiT beats a bag-of-words classifier"]
+        "With few labels, ULMFiT beats a bag-of-words classifier",
+        "A Transformer trains faster per token than an LSTM at equal size",
+        "A masked LM sees both sides at once",
+        "A Transformer's top layer separates word senses beyond every control (GPT, wiki-en)",
+        "A Transformer's top layer separates word senses beyond every control (BERT, wiki-en)"]
     for row in measured:  # a tiny model may lose, but everything is measured
         assert row.verdict in (HOLDS, FAILS), (row.claim, row.verdict)
         assert row.margin is not None and np.isfinite(row.margin)
@@ -239,7 +291,7 @@ def test_measure_claims_gives_every_row(measured):
 
 def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
     monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
-    for notebook in ("06", "07", "08", "09", "10"):
+    for notebook in ("06", "07", "08", "09", "10", "11"):
         rows = measure_claims("smoke", notebooks=(notebook,))
         assert rows == [row for row in measured if row.notebook == notebook]
 
@@ -281,10 +333,11 @@ def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build)
     (folder / "elmo-cpu-peoples-daily-zh.pt").write_bytes(b"not a model")
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     rows = measure_claims("smoke")
-    assert len(rows) == 14
+    assert len(rows) == 18
     assert all(row.verdict.startswith("not measured: no ") and "run notebook 09" in row.verdict for row in rows[7:10])
     assert all(row.verdict.startswith("not measured: no ") and "ulmfit-curve-reviews-zh.json: run notebook 10" in
-               row.verdict for row in rows[10:])
+               row.verdict for row in rows[10:14])
+    assert all(row.verdict.startswith("not measured: no ") and "run notebook 11" in row.verdict for row in rows[14:])
     static = rows[2]
     assert static.verdict == HOLDS and static.measurement.startswith("skip-gram (wiki-en)")
     english = [row for row in rows if row.claim.endswith("(wiki-en)")]
@@ -320,7 +373,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
     printed = capsys.readouterr().out
     assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert len(rows) == 14 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
+    assert len(rows) == 18 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
                                                "verdict"}
     assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("| claim | notebook |")

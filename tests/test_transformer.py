@@ -313,3 +313,89 @@ def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch):
     sentence = [["the", "city", "of", "london"]]
     np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
     assert course_config("wiki-en", "causal", "full").preset == "cpu"
+
+
+# ------------------------------------------------------------------ fill in the blank (notebook 11)
+
+
+@pytest.fixture(scope="module")
+def cbow():
+    from course.word2vec import Word2VecConfig, train_word2vec
+
+    config = Word2VecConfig(arch="cbow", loss="neg", dim=12, window=2, min_count=1, epochs=20, sample=0, threads=1,
+                            device="cpu", seed=1)
+    return train_word2vec(toy_corpus(), config, progress=False)
+
+
+def test_fill_in_predictions_see_the_sides_each_model_is_meant_to_see(trained, cbow):
+    from course.transformer.fill_in import cbow_predictions, transformer_predictions
+
+    sentences = [["the", "cat", "sees", "a", "dog"], ["the", "cat", "sees", "the", "horse"]]
+    for objective in ("causal", "masked"):
+        top = transformer_predictions(trained[objective], sentences, [2, 2], k=4)
+        assert [len(words) for words in top] == [4, 4]
+        specials = set(trained[objective].words.specials)
+        assert not specials & {word for words in top for word in words}
+        if objective == "causal":  # the right side is never read
+            assert top[0] == top[1]
+    masked = transformer_predictions(trained["masked"], sentences[:1], [2], k=4)[0]
+    assert set(masked) <= set(VERBS) | {"cat", "dog"} or masked[0] in VERBS  # a verb between the nouns
+    window = cbow_predictions(cbow, [["the", "cat", "sees", "a", "dog"], ["the", "cat", "sees", "a", "fish"]],
+                              [2, 2], k=3, window=1)
+    assert window[0] == window[1]  # "a dog" and "a fish" lie outside a window of 1: the same bag
+    assert window[0][0] in VERBS
+    with pytest.raises(ValueError, match="no position 7"):
+        cbow_predictions(cbow, [["the", "cat"]], [7])
+
+
+def test_fill_in_blanks_gives_plain_rows_and_a_bootstrap_spread(trained, cbow):
+    from course.transformer.fill_in import accuracy_table, choose_blanks, fill_in_blanks
+
+    sentences = [list(s) for s in (toy_corpus(40, seed=3)[i] for i in range(40))]
+    blanks = choose_blanks(sentences, [trained["masked"].words, cbow.vocab], 12, seed=2)
+    assert len(blanks) == 12 and len({number for number, _ in blanks}) == 12
+    assert all(1 <= position < len(sentences[number]) - 1 for number, position in blanks)
+    chosen = [sentences[number] for number, _ in blanks]
+    positions = [position for _, position in blanks]
+    models = {"BERT": trained["masked"], "GPT": trained["causal"], "CBOW": cbow}
+    rows = fill_in_blanks(models, chosen, positions, k=5)
+    assert [row["model"] for row in rows] == ["BERT"] * 12 + ["GPT"] * 12 + ["CBOW"] * 12
+    for row in rows:
+        assert set(row) == {"model", "blank", "word", "known", "top", "correct_at_1", "correct_at_5"}
+        assert row["known"] and len(row["top"]) == 5
+        assert row["correct_at_1"] == (row["top"][0] == row["word"])
+        assert row["correct_at_5"] == (row["word"] in row["top"]) >= row["correct_at_1"]
+    table = accuracy_table(rows, resamples=200)
+    assert [entry["model"] for entry in table] == ["BERT", "GPT", "CBOW"]
+    for entry in table:
+        assert entry["blanks"] == 12
+        assert 0 <= entry["at_1_low"] <= entry["at_1"] <= entry["at_1_high"] <= 1
+        assert entry["at_1"] <= entry["at_5"]
+    assert min(entry["at_5"] for entry in table[:2]) > 0.5  # the toy pattern is learnt from either side
+
+
+# ---------------------------------------------------------------------- serial against parallel
+
+
+def test_training_throughput_gives_sane_rows_for_tiny_models():
+    from course.transformer.throughput import median_table, parameter_count, training_throughput
+
+    rows = []
+    for kind in ("lstm", "transformer"):
+        rows += training_throughput(kind, [4, 12], batch_tokens=48, repeats=2, size="tiny", vocab_size=40)
+    assert len(rows) == 8
+    for row in rows:
+        assert row["sentences"] == 48 // row["length"] and row["tokens"] == row["sentences"] * row["length"]
+        assert row["seconds"] > 0 and row["tokens_per_second"] == pytest.approx(row["tokens"] / row["seconds"])
+        assert row["device"] == "cpu" and row["threads"] == 1 and row["repeat"] in (0, 1)
+    table = median_table(rows)
+    assert [(entry["length"], entry["threads"], entry["softmax"]) for entry in table] == [(4, 1, True), (12, 1, True)]
+    assert all(entry["ratio"] == pytest.approx(entry["transformer"] / entry["lstm"]) for entry in table)
+    assert 3e6 < parameter_count("lstm") < 4e6 and 3e6 < parameter_count("transformer") < 4e6  # about equal
+    with pytest.raises(SettingError, match="model_kind"):
+        training_throughput("gru", [4], size="tiny")
+    with pytest.raises(SettingError, match="lengths"):
+        training_throughput("lstm", [], size="tiny")
+    body = training_throughput("transformer", [4], batch_tokens=16, repeats=1, size="tiny", vocab_size=40,
+                               softmax=False)
+    assert body[0]["softmax"] is False and median_table(body)[0]["softmax"] is False

@@ -50,6 +50,7 @@ TITLES = {
     "entity_f1": "Entity-level precision, recall and F1",
     "slanted_triangular": "The slanted triangular learning rate",
     "discriminative_rates": "Discriminative learning rates per layer group",
+    "masked_attention": "Scaled dot-product attention with a mask",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 

@@ -68,7 +68,8 @@ class TransformerConfig:
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
     seed: int = setting(1, "draws the first weights, the batches' order, dropout and the masks")
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
-    precision: str = setting("auto", "auto: bf16 autocast on CUDA where supported, float32 on a CPU", PRECISIONS)
+    precision: str = setting("auto", "auto: bf16 autocast where the GPU or CPU multiplies bf16 natively, else "
+                                     "float32", PRECISIONS)
     threads: int = setting(1, "CPU threads for torch")
     checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
     preset: str = field(default="custom", compare=False)

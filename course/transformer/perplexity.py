@@ -29,10 +29,13 @@ EVALUATION_SEED = 12_345  # the masks of held-out sentences (with the batch numb
 
 
 def autocast(config: TransformerConfig, device: torch.device):
-    """bfloat16 autocast on CUDA (``precision`` ``auto`` where the GPU has it, or ``bf16``) and on
-    the CPU when ``precision="bf16"``; else nothing (float32). Weights and softmax stay float32."""
-    if config.precision == "bf16" or (config.precision == "auto" and device.type == "cuda"
-                                      and torch.cuda.is_bf16_supported()):
+    """bfloat16 autocast with ``precision="bf16"``, and with ``"auto"`` where the device multiplies
+    bfloat16 natively (a GPU that has it; a CPU with AVX-512 BF16 or AMX, where it measured 1.6 to
+    1.8 times float32's tokens/s); else nothing (float32). Weights and softmax stay float32."""
+    from ..elmo.precision import cpu_has_bfloat16
+
+    native = torch.cuda.is_bf16_supported() if device.type == "cuda" else cpu_has_bfloat16()
+    if config.precision == "bf16" or (config.precision == "auto" and native):
         return torch.autocast(device.type, dtype=torch.bfloat16)
     return nullcontext()
 

@@ -26,6 +26,7 @@ from .common import CheckFailed
 from .elmo import check_scalar_mix, check_sense_knn_accuracy
 from .glove import check_glove_loss, check_glove_weighting
 from .transfer import check_discriminative_rates, check_entity_f1, check_entity_spans, check_slanted_triangular
+from .transformer import check_masked_attention
 from .word2vec import (
     check_huffman_code,
     check_keep_probabilities,
@@ -43,6 +44,7 @@ __all__ = [
     "check_glove_weighting",
     "check_huffman_code",
     "check_keep_probabilities",
+    "check_masked_attention",
     "check_negative_sampling_loss",
     "check_noise_distribution",
     "check_scalar_mix",

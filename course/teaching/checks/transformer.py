@@ -1,0 +1,162 @@
+"""Check of the Transformer assignment (notebook 11): scaled dot-product attention with a mask, in numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import GENERIC, CheckFailed, _array, _call, _close, _describe, _right, _sentence, _sizes, _start, _worst
+
+
+def _softmax(scores: np.ndarray, axis: int) -> np.ndarray:
+    with np.errstate(invalid="ignore"):  # a row of -inf (an inverted mask) gives nan, as it would for you
+        shifted = scores - np.max(scores, axis=axis, keepdims=True)
+        exp = np.exp(shifted)
+        return exp / exp.sum(axis=axis, keepdims=True)
+
+
+def _attention(q, k, v, mask=None, *, scale: str = "sqrt", axis: int = -1, mask_how: str = "add",
+               values: str = "v") -> tuple[np.ndarray, np.ndarray]:
+    """The reference softmax(q k^T / sqrt(d_k) + M) v, with switches that make one mistake each."""
+    d_k = q.shape[-1]
+    scores = q @ k.T
+    scores = scores / {"sqrt": np.sqrt(d_k), "none": 1.0, "d": d_k}[scale]
+    if mask is not None and mask_how == "add":
+        scores = np.where(mask, scores, -np.inf)
+    elif mask is not None and mask_how == "inverted":
+        scores = np.where(mask, -np.inf, scores)
+    weights = _softmax(scores, axis)
+    if mask is not None and mask_how == "multiply":
+        weights = weights * mask
+    return weights @ (v if values == "v" else k), weights
+
+
+def _random_mask(rng: np.random.Generator, t_q: int, t_k: int) -> np.ndarray:
+    """True where a query may look: a causal mask when the shapes are square (half the time), else a
+    random one in which every query may look at one key at least and every key is seen by one query."""
+    if t_q == t_k and rng.random() < 0.5:
+        return np.tril(np.ones((t_q, t_k), dtype=bool))
+    mask = rng.random((t_q, t_k)) < 0.6
+    mask[np.arange(t_q), rng.integers(0, t_k, size=t_q)] = True
+    mask[rng.integers(0, t_q, size=t_k), np.arange(t_k)] = True
+    return mask
+
+
+def _case(rng: np.random.Generator, t_q: int, t_k: int, d: int, d_v: int, masked: bool):
+    q = rng.normal(size=(t_q, d)) * rng.uniform(0.5, 2.0)
+    k = rng.normal(size=(t_k, d)) * rng.uniform(0.5, 2.0)
+    v = rng.normal(size=(t_k, d_v))
+    return q, k, v, _random_mask(rng, t_q, t_k) if masked else None
+
+
+def _findings(q, k, v, mask, output, weights) -> list[tuple[str, str]]:
+    """What the student's (output, weights) match among the usual mistakes."""
+    reference_out, reference_w = _attention(q, k, v, mask)
+    wrong = {
+        "no_scale": (_attention(q, k, v, mask, scale="none"),
+                     "Your scores are not scaled: divide q k^T by sqrt(d_k), the square root of the keys' size, "
+                     "before the softmax"),
+        "by_d": (_attention(q, k, v, mask, scale="d"),
+                 "You divide the scores by d_k; divide by its square root, sqrt(d_k)"),
+        "queries_axis": (_attention(q, k, v, mask, axis=0),
+                         "Your softmax runs over the queries (down each column); it must run over the keys, along "
+                         "each row, so that each query's weights sum to 1"),
+        "inverted": (_attention(q, k, v, mask, mask_how="inverted"),
+                     "Your mask is inverted: True means the query MAY look at that key; put -inf where the mask "
+                     "is False"),
+        "multiply": (_attention(q, k, v, mask, mask_how="multiply"),
+                     "You multiply the weights by the mask after the softmax, so the rows no longer sum to 1: "
+                     "put -inf in the scores where the mask is False, before the softmax"),
+        "keys_as_values": (_attention(q, k, v, mask, values="k"),
+                           "Your output averages the keys: the output is weights @ v, the values"),
+    }
+    findings = []
+    for key, ((out, w), message) in wrong.items():
+        if key in ("inverted", "multiply") and mask is None:
+            continue
+        if _close(output, out) and _close(weights, w) and not (_close(out, reference_out) and _close(w, reference_w)):
+            findings.append((key, message))
+    if weights.shape == reference_w.T.shape and _close(weights, reference_w.T) and not _close(weights, reference_w):
+        findings.append(("transposed", "Your weights are transposed: return them as (T_q, T_k), one row per query, "
+                                       "its weights over the keys"))
+    if mask is not None and not _close(weights.sum(axis=1), np.ones(len(weights)), atol=1e-6):
+        findings.append(("fact:rows", "Each query's weights (a row) should sum to 1 over the keys it may look at; "
+                                      f"yours sum to {np.round(weights.sum(axis=1), 4).tolist()}"))
+    if mask is not None and np.any(np.abs(weights[~mask]) > 1e-9) and weights.shape == mask.shape:
+        findings.append(("fact:masked", "A key the mask forbids (mask False) must get weight exactly 0"))
+    if not _close(weights, reference_w):
+        findings.append((GENERIC, f"Your weights differ from softmax(q k^T / sqrt(d_k) + M): "
+                                  f"{_worst(weights, reference_w)}"))
+    else:
+        findings.append((GENERIC, f"Your weights are right but your output is not weights @ v: "
+                                  f"{_worst(output, reference_out)}"))
+    return findings
+
+
+def _shape_error(value, name: str, wanted: tuple[int, ...], symbols: str, where: str, hints: dict) -> None:
+    """CheckFailed with a hint when ``value``'s shape is one a usual mistake gives."""
+    shape = tuple(getattr(value, "shape", np.shape(value)))
+    if shape != wanted and shape in hints:
+        raise CheckFailed(_sentence(hints[shape], where))
+
+
+def _no_nan(weights, mask, where: str) -> None:
+    """A named CheckFailed for weights with nan or inf in them (an inverted mask makes a row all -inf)."""
+    try:
+        finite = np.all(np.isfinite(np.asarray(weights, dtype=np.float64)))
+    except (TypeError, ValueError):
+        return  # _array says what is wrong
+    if not finite and mask is not None:
+        raise CheckFailed(_sentence("Your weights contain nan or inf. Every query here may look at one key at least, "
+                                    "so no row of scores should be all -inf: is your mask inverted? True means the "
+                                    "query MAY look at that key; put -inf where the mask is False", where))
+
+
+def check_masked_attention(function, *, seed: int | None = None, trials: int = 30) -> None:
+    """Check ``function(q, k, v, mask=None) -> (output, weights)`` in numpy.
+
+    Inputs: ``q`` ``(T_q, d)``, ``k`` ``(T_k, d)``, ``v`` ``(T_k, d_v)`` float64 arrays and ``mask``,
+    None or a bool ``(T_q, T_k)`` array, True where a query may look at a key (every query may look at
+    one key at least). Expected: ``weights = softmax(q k^T / sqrt(d) + M)`` over the keys, with M 0
+    where the mask is True and -inf where it is False (so those weights are exactly 0 and each row
+    sums to 1), and ``output = weights @ v``: ``(T_q, d_v)`` and ``(T_q, T_k)``.
+    """
+    rng, failures = _start(function, "masked_attention", seed, trials)
+
+    edges = [lambda: _case(rng, 1, 1, 1, 1, False), lambda: _case(rng, 1, 1, 3, 2, True),
+             lambda: _case(rng, 3, 3, 4, 4, True), lambda: _case(rng, 2, 5, 4, 3, False),
+             lambda: _case(rng, 4, 4, 8, 5, True), lambda: _case(rng, 3, 6, 6, 6, True)]
+
+    def draw():
+        t_q, t_k = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+        if rng.random() < 0.4:
+            t_k = t_q
+        d = int(rng.integers(1, 17))
+        d_v = d if rng.random() < 0.3 else int(rng.integers(1, 17))
+        return _case(rng, t_q, t_k, d, d_v, bool(rng.random() < 0.7))
+
+    cases = [case() for case in _sizes(trials, edges, lambda: draw)]
+    for q, k, v, mask in cases:
+        t_q, t_k, d, d_v = len(q), len(k), q.shape[1], v.shape[1]
+        where = (f"q {q.shape}, k {k.shape}, v {v.shape}, "
+                 + ("no mask" if mask is None else f"mask {mask.astype(int).tolist()}"))
+        args = (q.copy(), k.copy(), v.copy()) + (() if mask is None else (mask.copy(),))
+        result = _call(function, args, shapes=f"q {q.shape}, k {k.shape}, v {v.shape}"
+                       + ("" if mask is None else f", mask {mask.shape}"))
+        if not isinstance(result, tuple | list) or len(result) != 2:
+            raise CheckFailed(_sentence(f"Return two arrays, (output, weights); got {_describe(result)}", where))
+        output, weights = result
+        _shape_error(output, "output", (t_q, d_v), "(T_q, d_v)", where,
+                     {(t_q, d): "Your output has the keys' width d, not the values' d_v: the output is "
+                                "weights @ v, not weights @ k"} if d != d_v else {})
+        _shape_error(weights, "weights", (t_q, t_k), "(T_q, T_k)", where,
+                     {(t_k, t_q): "Your weights are transposed: return them as (T_q, T_k), one row per query, "
+                                  "its weights over the keys"} if t_q != t_k else {})
+        _no_nan(weights, mask, where)
+        output = _array(output, "output", (t_q, d_v), "(T_q, d_v)", where)
+        weights = _array(weights, "weights", (t_q, t_k), "(T_q, T_k)", where)
+        reference_out, reference_w = _attention(q, k, v, mask)
+        if not (_close(output, reference_out, atol=1e-8) and _close(weights, reference_w, atol=1e-8)):
+            failures.add(where, _findings(q, k, v, mask, output, weights))
+    failures.raise_if_any()
+    _right(f"output and weights of {trials} attentions (1 x 1 up to 8 x 8, with and without a mask) match "
+           "softmax(q k^T / sqrt(d_k) + M) v.")
