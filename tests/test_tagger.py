@@ -9,6 +9,7 @@ import torch
 from course.claims import FAILS, HOLDS, transfer_claims
 from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
+from course.errors import SettingError
 from course.ner import TaggedSentence, entity_spans
 from course.tagger import ElmoFeatures, TaggerConfig, build_tagger, epochs_for, evaluate, train_tagger
 from course.tagger.curves import unseen_entity_scores
@@ -138,6 +139,48 @@ def test_fine_tuning_trains_the_biLM_and_features_leave_it_alone(tiny_elmo):
     assert weights.shape == (3,) and np.isclose(weights.sum(), 1) and not np.allclose(weights, 1 / 3)
 
 
+@pytest.fixture(scope="module")
+def tiny_bert():
+    from course.transformer import TransformerConfig, train_transformer
+
+    rng = np.random.default_rng(0)
+    sentences = [[f"w{int(i)}" for i in rng.integers(0, 30, int(rng.integers(3, 9)))] for _ in range(150)]
+    config = TransformerConfig(objective="masked", dim=16, heads=2, layers=2, ff_dim=32, max_positions=8,
+                               min_count=1, epochs=1, batch_tokens=200, device="cpu", precision="fp32")
+    return train_transformer(from_sentences(sentences), config, progress=False)
+
+
+def test_a_transformers_layers_are_features_or_fine_tuned_like_the_biLMs(tiny_bert):
+    """BERT in the biLM's place: frozen features are its own layers (a sentence longer than its position table
+    in pieces, as embed runs it); fine-tuning gives the same layers at the start, then trains its copy only."""
+    sentences = [("w1", "w2", "w3"), ("w4",), tuple(f"w{i}" for i in range(9))]  # 9 words: two pieces of 6 and 3
+    embeddings = LearnedEmbeddings(sentences, 4)
+    with pytest.warns(UserWarning, match="split into pieces"):
+        frozen = ElmoInput(tiny_bert, embeddings, features=ElmoFeatures(tiny_bert)).eval()
+        with torch.no_grad():
+            layers = frozen.layers(sentences)
+        expected = tiny_bert.embed([list(s) for s in sentences])
+    tuned = ElmoInput(tiny_bert, embeddings, fine_tune=True).eval()
+    with torch.no_grad():
+        tuned_layers = tuned.layers(sentences)
+    assert layers.shape == tuned_layers.shape == (3, 3, 9, 16)
+    for row, sentence in enumerate(sentences):
+        assert np.allclose(layers[:, row, :len(sentence)].numpy(), expected[row], atol=1e-2)   # kept as float16
+        assert np.allclose(tuned_layers[:, row, :len(sentence)].numpy(), expected[row], atol=1e-5)
+        assert not tuned_layers[:, row, len(sentence):].any()
+    rng = np.random.default_rng(1)
+    train = [TaggedSentence(tuple(f"w{int(i)}" for i in rng.integers(0, 30, 5)), ("B-PER", "O", "O", "O", "O"))
+             for _ in range(40)]
+    original = {k: v.clone() for k, v in tiny_bert.network.state_dict().items()}
+    config = dict(epochs=2, seed=1, evaluations=1)
+    with pytest.raises(SettingError, match="needs a pretrained Transformer"):
+        train_tagger(train, train[:5], TaggerConfig(input="bert", **config))
+    train_tagger(train, train[:5], TaggerConfig(input="bert", **config), bert=tiny_bert)
+    tuned = train_tagger(train, train[:5], TaggerConfig(input="bert-finetuned", **config), bert=tiny_bert)
+    assert all(torch.equal(v, original[k]) for k, v in tiny_bert.network.state_dict().items())
+    assert [k for k, v in tuned.inputs.bilm.state_dict().items() if not torch.equal(v, original[k])]
+
+
 def test_the_mix_penalty_pulls_the_weights_back_to_even(tiny_elmo):
     sentences = [("w1", "w2"), ("w3",)]
     tagger = build_tagger([TaggedSentence(s, ("O",) * len(s)) for s in sentences],
@@ -209,7 +252,7 @@ def test_an_interrupted_tagger_resumes_to_the_same_weights(tmp_path, monkeypatch
 def test_bad_settings_are_refused():
     from course.errors import SettingError
 
-    for kwargs, fragment in [({"input": "bert"}, "unknown tagger input"), ({"lr": float("nan")}, "lr"),
+    for kwargs, fragment in [({"input": "gpt"}, "unknown tagger input"), ({"lr": float("nan")}, "lr"),
                              ({"dropout": 1.0}, "dropout"), ({"epochs": 0}, "epochs")]:
         with pytest.raises(SettingError, match=fragment):
             TaggerConfig(**kwargs)

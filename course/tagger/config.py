@@ -6,7 +6,8 @@ One task model for every input, so that a difference in F1 is a difference of in
   labelled sentences alone; ``word2vec`` or ``glove``, frozen pretrained vectors; ``elmo``, the
   frozen biLM's layers mixed by a task's :class:`~course.elmo.ScalarMix` and concatenated to the
   learned embeddings (feature-based transfer, the paper's ``[x_k; ELMo_k]``); ``elmo-finetuned``,
-  the same with the biLM's weights trained along with the tagger (fine-tuning);
+  the same with the biLM's weights trained along with the tagger (fine-tuning); ``bert`` and
+  ``bert-finetuned``, the same two with a Transformer's layers (notebook 11's BERT) in the biLM's place;
 - ``word_dim``: size of the learned embeddings; ``hidden_dim``: LSTM cells per direction;
 - ``dropout``: on the input vectors and on the BiLSTM's output; ``elmo_dropout``: on the mixed
   ELMo vector (0.5 in the paper's taggers); ``mix_penalty``: lambda in the loss's lambda * ||w||^2
@@ -23,7 +24,7 @@ from dataclasses import asdict, dataclass
 from ..errors import SettingError
 from ..fields import setting
 
-INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned")
+INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned", "bert", "bert-finetuned")
 PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)
 MIN_EPOCHS, MAX_EPOCHS = 3, 40
 
@@ -76,7 +77,13 @@ class TaggerConfig:
 
     @property
     def uses_elmo(self) -> bool:
-        return self.input.startswith("elmo")
+        """Whether the input mixes a pretrained network's layers: the biLM's (``elmo``) or a
+        Transformer's (``bert``), frozen or fine-tuned."""
+        return self.input.startswith(("elmo", "bert"))
+
+    @property
+    def fine_tunes(self) -> bool:
+        return self.input.endswith("-finetuned")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -44,8 +44,8 @@ def unseen_entity_scores(test: Sequence[TaggedSentence], predicted, known_words:
 
 def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int],
                    dev: Sequence[TaggedSentence], test: Sequence[TaggedSentence], vectors: dict | None = None,
-                   elmo=None, config: TaggerConfig = TaggerConfig(), on_run: Callable[[dict], None] | None = None
-                   ) -> list[dict]:
+                   elmo=None, config: TaggerConfig = TaggerConfig(), on_run: Callable[[dict], None] | None = None,
+                   bert=None) -> list[dict]:
     """Train and measure a tagger for every input, count and seed.
 
     Args:
@@ -55,6 +55,7 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         dev, test: the sentences to choose the epoch on and to measure on.
         vectors: ``{"word2vec": KeyedVectors, "glove": KeyedVectors}`` as the inputs need.
         elmo: the pretrained biLM for the ``elmo`` inputs (its frozen layers are computed once).
+        bert: the pretrained Transformer for the ``bert`` inputs (the same).
         config: the other settings (``input`` and ``seed`` are set per run).
         on_run: called with each row as it is done (to print progress).
 
@@ -63,7 +64,8 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         ``recall``, ``unseen_f1``, ``unseen_entities``, ``epochs``, ``best_epoch``, ``seconds``,
         ``mix_weights`` (a list, ELMo inputs only), ``predicted`` (the test labels).
     """
-    features = ElmoFeatures(elmo) if elmo is not None and "elmo" in inputs else None
+    features = {kind: ElmoFeatures(network) for kind, network in (("elmo", elmo), ("bert", bert))
+                if network is not None and kind in inputs}
     rows = []
     for name in inputs:
         for count in counts:
@@ -71,7 +73,7 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
                 train = data.training_sentences(count, seed=seed)
                 run_config = TaggerConfig(**{**config.to_dict(), "input": name, "seed": seed})
                 tagger = train_tagger(train, dev, run_config, vectors=(vectors or {}).get(name), elmo=elmo,
-                                      features=features)
+                                      features=features.get(name), bert=bert)
                 row = tagger_row(tagger, name, train, seed, test)
                 rows.append(row)
                 if on_run is not None:

@@ -6,7 +6,8 @@ words) padded to the longest, T words: the same BiLSTM then tags all of them.
 - :class:`LearnedEmbeddings`: a vector per word of the labelled sentences, trained from scratch;
 - :class:`StaticVectors`: frozen word2vec or GloVe vectors;
 - :class:`ElmoInput`: ``[x_k; gamma * sum_j s_j h_{k,j}]``, learned embeddings beside ELMo's mixed
-  layers, from a frozen biLM (features) or one trained along (fine-tuning).
+  layers, from a frozen biLM (features) or one trained along (fine-tuning); the same with a
+  Transformer's layers (notebook 11's BERT) in place of the biLM's.
 """
 
 from __future__ import annotations
@@ -100,15 +101,15 @@ class StaticVectors(nn.Module):
 
 
 class ElmoFeatures:
-    """A frozen biLM's L + 1 layers for each sentence, computed once and kept (as float16).
+    """A frozen biLM's (or Transformer's) L + 1 layers for each sentence, computed once and kept (as float16).
 
     ``features(sentences)`` gives ``(L + 1, B, T, 2 d)`` padded with zeros; every tagger trained
     with the same biLM can share one of these, so a learning curve runs the biLM once per sentence.
     """
 
-    def __init__(self, elmo):
-        self.elmo = elmo
-        self.num_layers, self.dim = elmo.num_layers, elmo.dim
+    def __init__(self, model):
+        self.elmo = model
+        self.num_layers, self.dim = model.num_layers, model.dim
         self.kept: dict[tuple[str, ...], np.ndarray] = {}
 
     def add(self, sentences) -> None:
@@ -130,7 +131,8 @@ class ElmoInput(nn.Module):
     """``[x_k; gamma * sum_j softmax(w)_j h_{k,j}]`` (Peters et al., 2018, section 3.3).
 
     Args:
-        elmo: the pretrained :class:`~course.elmo.Elmo`.
+        elmo: the pretrained :class:`~course.elmo.Elmo`, or a :class:`~course.transformer.Transformer`
+            whose layers stand in for the biLM's (BERT's feature-based and fine-tuned use).
         embeddings: the learned embeddings x_k beside it.
         fine_tune: False: the biLM is frozen and its layers come from ``features`` (computed once);
             True: a copy of the biLM runs in every step and its weights are trained with the tagger.
@@ -146,8 +148,9 @@ class ElmoInput(nn.Module):
         self.mix_dropout = nn.Dropout(dropout)
         self.fine_tune = fine_tune
         if fine_tune:
-            self.bilm = copy.deepcopy(elmo.bilm)
-            self.characters = elmo.characters
+            self.bilm = copy.deepcopy(elmo.bilm if hasattr(elmo, "bilm") else elmo.network)  # the weights to train
+            self.characters = getattr(elmo, "characters", None)  # ELMo reads characters, a Transformer words
+            self.words = getattr(elmo, "words", None)
         else:
             self.features = features if features is not None else ElmoFeatures(elmo)
         self.dim = embeddings.dim + elmo.dim
@@ -157,6 +160,10 @@ class ElmoInput(nn.Module):
         device = self.mix.gamma.device
         if not self.fine_tune:
             return self.features(sentences).to(device)
+        if self.characters is None:  # a Transformer
+            from ..transformer.embedder import sentence_layers
+
+            return sentence_layers(self.bilm, self.words, sentences)
         char_ids, mask = self.characters.encode_sentences([list(s) for s in sentences])
         states = self.bilm(torch.from_numpy(char_ids).to(device), torch.from_numpy(mask).to(device))
         width = max(len(sentence) for sentence in sentences)

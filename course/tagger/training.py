@@ -48,14 +48,16 @@ def evaluate(tagger: Tagger, sentences) -> dict:
     return entity_scores([s.labels for s in sentences], tagger.predict([s.words for s in sentences]))
 
 
-def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features: ElmoFeatures | None = None) -> Tagger:
+def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features: ElmoFeatures | None = None,
+                 bert=None) -> Tagger:
     """A tagger with fresh weights (drawn from ``config.seed``) for ``config.input``.
 
     Args:
         train: the labelled sentences (their words make the learned vocabulary).
         vectors: gensim ``KeyedVectors`` for the ``word2vec`` and ``glove`` inputs.
         elmo: the pretrained :class:`~course.elmo.Elmo` for the ``elmo`` inputs.
-        features: the frozen biLM's layers to share between taggers (``elmo`` input).
+        features: the frozen network's layers to share between taggers (``elmo`` or ``bert`` input).
+        bert: the pretrained :class:`~course.transformer.Transformer` for the ``bert`` inputs.
     """
     torch.manual_seed(config.seed)
     words = [s.words for s in train]
@@ -64,9 +66,12 @@ def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features:
             raise SettingError(f"the {config.input} input needs its vectors (give vectors=...)")
         inputs = StaticVectors(vectors)
     elif config.uses_elmo:
-        if elmo is None:
-            raise SettingError(f"the {config.input} input needs a biLM (give elmo=...)")
-        inputs = ElmoInput(elmo, LearnedEmbeddings(words, config.word_dim), fine_tune=config.input == "elmo-finetuned",
+        kind = config.input.split("-")[0]
+        network = elmo if kind == "elmo" else bert
+        if network is None:
+            raise SettingError(f"the {config.input} input needs a pretrained "
+                               f"{'biLM' if kind == 'elmo' else 'Transformer'} (give {kind}=...)")
+        inputs = ElmoInput(network, LearnedEmbeddings(words, config.word_dim), fine_tune=config.fine_tunes,
                            features=features, dropout=config.elmo_dropout)
     else:
         inputs = LearnedEmbeddings(words, config.word_dim)
@@ -103,7 +108,7 @@ def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:
 
 def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None, elmo=None,
                  features: ElmoFeatures | None = None, progress: bool = False,
-                 checkpoint: str | Path | None = None, resume: bool = False) -> Tagger:
+                 checkpoint: str | Path | None = None, resume: bool = False, bert=None) -> Tagger:
     """Train a tagger on the labelled sentences ``train`` and keep its best weights on ``dev``.
 
     Args:
@@ -124,7 +129,7 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
         raise SettingError("no dev sentences to choose the tagger's epoch on")
     continuing = resumes(checkpoint, resume)
     device = resolve_device(config.device)
-    tagger = build_tagger(train, config, vectors, elmo, features).to(device)
+    tagger = build_tagger(train, config, vectors, elmo, features, bert).to(device)
     optimizer = _optimizer(tagger, config)
     epochs = config.epochs or epochs_for(len(train))
     checkpoints = evaluation_epochs(epochs, config.evaluations)

@@ -46,6 +46,28 @@ def warn_split(num_split: int, total: int, max_words: int, what: str) -> None:
                       f"{max_words} words", stacklevel=3)
 
 
+def sentence_layers(network: TransformerLM, words: Vocabulary, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
+    """``(L + 1, B, T, d)``: every layer of every word of a batch of sentences, zeros after each
+    sentence's end, with gradients (for fine-tuning the network with a task). A sentence longer
+    than the position table is run in pieces, as :func:`embed_sentences` runs it."""
+    encoded = [words.encode(list(sentence)) for sentence in sentences]
+    pieces, owners = [], []
+    for i, ids in enumerate(encoded):
+        for piece in pieces_of(ids, network.config.max_words):
+            pieces.append(piece)
+            owners.append(i)
+    device = next(network.parameters()).device
+    batch = pad_batch(pieces, words)
+    layers = layers_of(network, batch.ids.to(device), batch.mask.to(device)).float()  # (L + 1, P, T_p, d)
+    width = max(len(ids) for ids in encoded)
+    out = layers.new_zeros(layers.shape[0], len(encoded), width, layers.shape[-1])
+    filled = [0] * len(encoded)
+    for row, (owner, piece) in enumerate(zip(owners, pieces, strict=True)):
+        out[:, owner, filled[owner]:filled[owner] + len(piece)] = layers[:, row, 1:len(piece) + 1]
+        filled[owner] += len(piece)
+    return out
+
+
 @torch.no_grad()
 def embed_sentences(network: TransformerLM, words: Vocabulary, sentences: Sequence[Sequence[str]],
                     batch_tokens: int = 4_000) -> list[np.ndarray]:
