@@ -7,6 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import torch
 from conftest import assert_one_line_error
 
 from course.errors import SettingError
@@ -126,6 +127,9 @@ def test_the_tagger_command_refuses_bad_input_in_one_line(tmp_path):
     assert_one_line_error(run("--data", small, "--input", "glove"), "--input glove needs --vectors")
     assert_one_line_error(run("--data", small, "--resume"), "--resume needs --checkpoint")
     assert_one_line_error(run("--data", small, "--input", "bert-finetuned"), "--input bert-finetuned needs --bert FILE")
+    elmo_file = tmp_path / "elmo.pt"
+    torch.save({"format": "course.elmo/1"}, elmo_file)  # a model file of another kind
+    assert_one_line_error(run("--data", small, "--input", "bert", "--bert", elmo_file), "an ELMo model file")
     assert_one_line_error(run("--data", small, "--input", "elmo", "--elmo", tmp_path / "none.pt"), "no such model file")
     out = tmp_path / "report.json"
     assert not out.exists()
