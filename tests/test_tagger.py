@@ -144,7 +144,7 @@ def tiny_bert():
     from course.transformer import TransformerConfig, train_transformer
 
     rng = np.random.default_rng(0)
-    sentences = [[f"w{int(i)}" for i in rng.integers(0, 30, int(rng.integers(3, 9)))] for _ in range(150)]
+    sentences = [[f"w{int(i)}" for i in rng.integers(0, 30, int(rng.integers(3, 7)))] for _ in range(150)]  # fit: 6
     config = TransformerConfig(objective="masked", dim=16, heads=2, layers=2, ff_dim=32, max_positions=8,
                                min_count=1, epochs=1, batch_tokens=200, device="cpu", precision="fp32")
     return train_transformer(from_sentences(sentences), config, progress=False)
