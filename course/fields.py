@@ -77,6 +77,21 @@ def add_options(parser: argparse.ArgumentParser, config_class, skip: Sequence[st
                                 f.name.upper(), help=text)
 
 
+def choose_preset(presets: dict, name: str, overrides: dict, what: str):
+    """``presets[name]`` with the fields in ``overrides`` replaced; ``what`` names the model in the
+    one-line error for an unknown preset or field (``"ELMo"``)."""
+    from .errors import SettingError
+
+    if name not in presets:
+        raise SettingError(f"unknown {what} preset {name!r}: use one of {', '.join(presets)}")
+    base = presets[name]
+    unknown = set(overrides) - {f.name for f in dataclasses.fields(base)}
+    if unknown:
+        raise SettingError(f"unknown {what} setting(s) {', '.join(sorted(unknown))}: use the fields of "
+                           f"{type(base).__name__}")
+    return dataclasses.replace(base, **overrides)
+
+
 def from_options(config_class, args: argparse.Namespace, base=None, **fixed):
     """The config of the parsed ``args``: ``base`` (default ``config_class()``) with every described
     field the user gave (not None) replaced, then ``fixed``."""

@@ -32,3 +32,21 @@ def assert_one_line_error(result, *fragments):
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     for fragment in fragments:
         assert fragment in lines[0]
+
+
+NOUNS = "cat dog bird fish horse cow".split()
+VERBS = "sees likes eats finds".split()
+
+
+def toy_corpus(num_sentences=160, seed=0):
+    """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN': a pattern a small language model can learn."""
+    import numpy as np
+
+    from course.corpus import from_sentences
+
+    rng = np.random.default_rng(seed)
+    sentences = []
+    for _ in range(num_sentences):
+        first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
+        sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
+    return from_sentences(sentences, name="toy")

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, toy_corpus
 
 from course.corpus import from_sentences
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
@@ -24,18 +24,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not sup
 TINY = ElmoConfig(min_count=1, max_characters=12, char_dim=4, filters=((1, 4), (2, 4), (3, 8)), projection_dim=8,
                   lstm_dim=16, dropout=0.1, epochs=10, batch_tokens=120, lr=2e-2, heldout_every=5,
                   checkpoint_every=4, device="cpu", threads=1)
-NOUNS = "cat dog bird fish horse cow".split()
-VERBS = "sees likes eats finds".split()
-
-
-def toy_corpus(num_sentences=160, seed=0):
-    """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN', with a pattern a biLM can learn."""
-    rng = np.random.default_rng(seed)
-    sentences = []
-    for _ in range(num_sentences):
-        first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
-        sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
-    return from_sentences(sentences, name="toy")
 
 
 def tiny_bilm(seed=0, **overrides):

@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from conftest import VERBS, toy_corpus
 
 from course.corpus import from_sentences
 from course.errors import ModelFileError, SettingError
@@ -27,8 +28,6 @@ from course.transformer import (
 TINY = TransformerConfig(min_count=1, dim=16, heads=2, layers=2, ff_dim=32, max_positions=16, dropout=0.1,
                          epochs=6, batch_tokens=120, lr=1e-2, warmup_share=0.1, heldout_every=5, checkpoint_every=4,
                          device="cpu", threads=1)
-NOUNS = "cat dog bird fish horse cow".split()
-VERBS = "sees likes eats finds".split()
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -37,16 +36,6 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
-
-
-def toy_corpus(num_sentences=160, seed=0):
-    """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN': a pattern a small model can learn."""
-    rng = np.random.default_rng(seed)
-    sentences = []
-    for _ in range(num_sentences):
-        first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
-        sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
-    return from_sentences(sentences, name="toy")
 
 
 def tiny(**overrides) -> TransformerConfig:

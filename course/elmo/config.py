@@ -33,10 +33,10 @@ Presets (``preset("cpu")``, ``preset("gpu")``), measured by ``benchmarks/elmo_th
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from ..errors import SettingError
-from ..fields import setting
+from ..fields import choose_preset, setting
 
 SOFTMAXES = ("auto", "full", "adaptive")
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
@@ -157,9 +157,4 @@ def preset(name: str, **overrides) -> ElmoConfig:
     Raises:
         SettingError: an unknown preset or field, or a value that makes no sense.
     """
-    if name not in PRESETS:
-        raise SettingError(f"unknown ELMo preset {name!r}: use one of {', '.join(PRESETS)}")
-    unknown = set(overrides) - set(ElmoConfig.__dataclass_fields__)
-    if unknown:
-        raise SettingError(f"unknown ELMo setting(s) {', '.join(sorted(unknown))}")
-    return replace(PRESETS[name], **overrides)
+    return choose_preset(PRESETS, name, overrides, "ELMo")

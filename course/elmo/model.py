@@ -29,16 +29,19 @@ FORMAT = "course.elmo/1"
 
 @dataclass
 class TrainingState:
-    """Where training stands, and what it measured.
+    """Where training stands, and what it measured (the biLM's, and the Transformers' of
+    :mod:`course.transformer`).
 
     Attributes:
         step: optimizer steps taken; ``epoch``: epochs finished; ``batch_in_epoch``: batches of
             the current epoch done; ``tokens``: words trained on; ``seconds``: time spent in steps.
-        history: one entry per logging interval: ``step``, ``tokens``, ``seconds``, ``loss`` (sum
-            of the two directions' mean negative log-likelihoods) and the training perplexity of
-            each direction, ``forward_perplexity`` and ``backward_perplexity``.
-        heldout: held-out perplexity of each direction after every epoch (and where training
-            stopped early): ``epoch``, ``step``, ``tokens``, ``forward``, ``backward``.
+        history: one entry per logging interval: ``step``, ``tokens``, ``seconds``, ``loss``, and
+            the training perplexity: for the biLM ``loss`` is the sum of the two directions' mean
+            negative log-likelihoods, with ``forward_perplexity`` and ``backward_perplexity``; for
+            a Transformer the mean per prediction, with ``perplexity`` and ``lr``.
+        heldout: held-out perplexity after every epoch (and where training stopped early):
+            ``epoch``, ``step``, ``tokens``, and ``forward`` and ``backward`` for the biLM,
+            ``perplexity`` and ``predictions`` for a Transformer.
         finished: all epochs done.
     """
 

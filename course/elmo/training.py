@@ -118,7 +118,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     train, heldout = _training_data(corpus, model, train_sentences, heldout_sentences)
     model.bilm.train()
     updates = _Updates(model.bilm, config, device, dtype, saved)
-    _start_random_state(config, device, saved)
+    start_random_state(config.seed, device, saved)
     with cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
         _Run(model, train, heldout, updates, bar, checkpoint, callback).epochs(_Limits(max_steps, max_seconds))
     model.bilm.eval()
@@ -153,17 +153,18 @@ def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
     return train, heldout
 
 
-def _start_random_state(config: ElmoConfig, device: torch.device, saved: dict | None) -> None:
-    """The random numbers of dropout: drawn from ``config.seed``, or, when resuming, from where the
-    checkpoint left them, so that a resumed run draws what an uninterrupted one would have."""
+def start_random_state(seed: int, device: torch.device, saved: dict | None) -> None:
+    """The random numbers of dropout: drawn from ``seed``, or, when resuming, from where the
+    checkpoint ``saved`` left them (its ``rng`` and ``cuda_rng``), so that a resumed run draws what an
+    uninterrupted one would have."""
     if saved is not None:
         torch.set_rng_state(saved["rng"])
         if device.type == "cuda" and saved.get("cuda_rng") is not None:
             torch.cuda.set_rng_state(saved["cuda_rng"], device)
     else:
-        torch.manual_seed(config.seed)
+        torch.manual_seed(seed)
         if device.type == "cuda":
-            torch.cuda.manual_seed(config.seed)
+            torch.cuda.manual_seed(seed)
 
 
 def _random_state(device: torch.device) -> dict:

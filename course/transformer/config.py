@@ -29,10 +29,10 @@ Presets (``preset("cpu")``, ``preset("gpu")``):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 from ..errors import SettingError
-from ..fields import setting
+from ..fields import choose_preset, setting
 
 OBJECTIVES = ("causal", "masked")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -141,10 +141,4 @@ def preset(name: str, **overrides) -> TransformerConfig:
     Raises:
         SettingError: an unknown preset or field, or a value that makes no sense.
     """
-    if name not in PRESETS:
-        raise SettingError(f"unknown Transformer preset {name!r}: use one of {', '.join(PRESETS)}")
-    unknown = set(overrides) - set(TransformerConfig.__dataclass_fields__)
-    if unknown:
-        raise SettingError(f"unknown Transformer setting(s) {', '.join(sorted(unknown))}: "
-                           f"use the fields of TransformerConfig")
-    return replace(PRESETS[name], **overrides)
+    return choose_preset(PRESETS, name, overrides, "Transformer")

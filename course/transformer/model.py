@@ -10,13 +10,14 @@ generator's.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from ..devices import resolve_device
+from ..elmo.model import TrainingState
 from ..errors import ModelFileError
 from ..paths import atomic_path
 from ..vocab import Vocabulary
@@ -25,34 +26,6 @@ from .lm import TransformerLM
 
 FORMAT = "course.transformer/1"
 KNOWN_FORMATS = {"course.elmo/1": "an ELMo model file"}  # other kinds of course model file, by their mark
-
-
-@dataclass
-class TrainingState:
-    """Where training stands, and what it measured.
-
-    Attributes:
-        step: optimizer steps taken; ``epoch``: epochs finished; ``batch_in_epoch``: batches of
-            the current epoch done; ``tokens``: words trained on; ``seconds``: time spent in steps.
-        history: one entry per logging interval: ``step``, ``tokens``, ``seconds``, ``lr``,
-            ``loss`` (mean negative log-likelihood per prediction) and ``perplexity`` (its exp).
-        heldout: held-out ``perplexity`` after every epoch (and where training stopped early),
-            with ``epoch``, ``step``, ``tokens`` and ``predictions``.
-        finished: all epochs done.
-    """
-
-    step: int = 0
-    epoch: int = 0
-    batch_in_epoch: int = 0
-    tokens: int = 0
-    seconds: float = 0.0
-    history: list[dict] = field(default_factory=list)
-    heldout: list[dict] = field(default_factory=list)
-    finished: bool = False
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens / self.seconds if self.seconds > 0 else 0.0
 
 
 class Transformer:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from ..devices import resolve_device
-from ..elmo.training import cpu_threads, split_heldout
+from ..elmo.training import cpu_threads, split_heldout, start_random_state
 from ..errors import ModelFileError, SettingError, TrainingDivergedError
 from ..vocab import Vocabulary, VocabularyConfig
 from .config import TransformerConfig, preset
@@ -103,13 +103,7 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
     if saved is not None:
         optimizer.load_state_dict(saved["optimizer"])
-        torch.set_rng_state(saved["rng"])
-        if device.type == "cuda" and saved.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(saved["cuda_rng"], device)
-    else:
-        torch.manual_seed(config.seed)
-        if device.type == "cuda":
-            torch.cuda.manual_seed(config.seed)
+    start_random_state(config.seed, device, saved)
     from tqdm.auto import tqdm
 
     model.network.train()
