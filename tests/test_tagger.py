@@ -132,8 +132,8 @@ def test_fine_tuning_trains_the_biLM_and_features_leave_it_alone(tiny_elmo):
     frozen = train_tagger(train, train[:5], TaggerConfig(input="elmo", **config), elmo=tiny_elmo)
     tuned = train_tagger(train, train[:5], TaggerConfig(input="elmo-finetuned", **config), elmo=tiny_elmo)
     assert all(torch.equal(v, original[k]) for k, v in tiny_elmo.bilm.state_dict().items())
-    assert not hasattr(frozen.inputs, "bilm")
-    moved = [k for k, v in tuned.inputs.bilm.state_dict().items() if not torch.equal(v, original[k])]
+    assert not hasattr(frozen.inputs, "network")
+    moved = [k for k, v in tuned.inputs.network.state_dict().items() if not torch.equal(v, original[k])]
     assert moved
     weights = tuned.mix_weights()
     assert weights.shape == (3,) and np.isclose(weights.sum(), 1) and not np.allclose(weights, 1 / 3)
@@ -178,7 +178,7 @@ def test_a_transformers_layers_are_features_or_fine_tuned_like_the_biLMs(tiny_be
     train_tagger(train, train[:5], TaggerConfig(input="bert", **config), bert=tiny_bert)
     tuned = train_tagger(train, train[:5], TaggerConfig(input="bert-finetuned", **config), bert=tiny_bert)
     assert all(torch.equal(v, original[k]) for k, v in tiny_bert.network.state_dict().items())
-    assert [k for k, v in tuned.inputs.bilm.state_dict().items() if not torch.equal(v, original[k])]
+    assert [k for k, v in tuned.inputs.network.state_dict().items() if not torch.equal(v, original[k])]
 
 
 def test_the_mix_penalty_pulls_the_weights_back_to_even(tiny_elmo):

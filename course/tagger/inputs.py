@@ -148,7 +148,7 @@ class ElmoInput(nn.Module):
         self.mix_dropout = nn.Dropout(dropout)
         self.fine_tune = fine_tune
         if fine_tune:
-            self.bilm = copy.deepcopy(elmo.bilm if hasattr(elmo, "bilm") else elmo.network)  # the weights to train
+            self.network = copy.deepcopy(elmo.bilm if hasattr(elmo, "bilm") else elmo.network)  # the weights to train
             self.characters = getattr(elmo, "characters", None)  # ELMo reads characters, a Transformer words
             self.words = getattr(elmo, "words", None)
         else:
@@ -163,9 +163,9 @@ class ElmoInput(nn.Module):
         if self.characters is None:  # a Transformer
             from ..transformer.embedder import sentence_layers
 
-            return sentence_layers(self.bilm, self.words, sentences)
+            return sentence_layers(self.network, self.words, sentences)
         char_ids, mask = self.characters.encode_sentences([list(s) for s in sentences])
-        states = self.bilm(torch.from_numpy(char_ids).to(device), torch.from_numpy(mask).to(device))
+        states = self.network(torch.from_numpy(char_ids).to(device), torch.from_numpy(mask).to(device))
         width = max(len(sentence) for sentence in sentences)
         return layers_of(states)[:, :, 1:width + 1].float()  # drop <bos>; <eos> and padding are masked later
 

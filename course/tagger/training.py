@@ -79,10 +79,11 @@ def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features:
 
 
 def _optimizer(tagger: Tagger, config: TaggerConfig) -> torch.optim.Optimizer:
-    bilm = list(tagger.inputs.bilm.parameters()) if getattr(tagger.inputs, "fine_tune", False) else []
-    in_bilm = {id(p) for p in bilm}
-    own = [p for p in tagger.parameters() if p.requires_grad and id(p) not in in_bilm]
-    groups = [{"params": own, "lr": config.lr}] + ([{"params": bilm, "lr": config.finetune_lr}] if bilm else [])
+    pretrained = list(tagger.inputs.network.parameters()) if getattr(tagger.inputs, "fine_tune", False) else []
+    in_pretrained = {id(p) for p in pretrained}
+    own = [p for p in tagger.parameters() if p.requires_grad and id(p) not in in_pretrained]
+    groups = [{"params": own, "lr": config.lr}] + ([{"params": pretrained, "lr": config.finetune_lr}]
+                                                    if pretrained else [])
     return torch.optim.Adam(groups)
 
 
