@@ -10,11 +10,13 @@ The public pieces, each in a module of its own:
 - :mod:`course.elmo`: ELMo's biLM, its embeddings and training (:class:`Elmo`, :func:`train_elmo`);
 - :mod:`course.probes`: sense probes, nearest contexts and the POS probe per layer;
 - :mod:`course.settings`: the ``full`` / ``smoke`` profile;
+- :mod:`course.edition`: the edition, English or Chinese, and the words figures and tables use in it;
 - :mod:`course.teaching`: what delivers the course: notebook tables, assignments and their checks, grading, the build;
 - :mod:`course.cli`: ``python -m course ...``.
 """
 
 from .corpus import Corpus, from_sentences, list_corpora, load_corpus
+from .edition import current_edition, use_edition
 from .errors import CourseError
 from .paths import models_dir
 from .settings import by_profile, resolve_profile
@@ -52,6 +54,7 @@ __all__ = [
     "VocabularyConfig",
     "by_profile",
     "cooccurrence_counts",
+    "current_edition",
     "from_sentences",
     "headline",
     "list_corpora",
@@ -62,4 +65,5 @@ __all__ = [
     "resolve_profile",
     "train_elmo",
     "train_glove",
+    "use_edition",
 ]

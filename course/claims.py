@@ -98,6 +98,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .edition import CATALOGUE, text
 from .errors import CourseError, ModelFileError
 from .paths import data_dir, models_dir, project_root
 from .settings import by_profile, resolve_profile
@@ -133,7 +134,7 @@ BAG_OF_WORDS = "With few labels, ULMFiT beats a bag-of-words classifier"
 ULMFIT_CURVE = "ulmfit-curve-reviews-zh.json"  # what notebook 10 saves into models_dir(profile)
 ULMFIT = "ULMFiT (1+2+3)"
 TRANSFORMER_SPEED = "A Transformer trains faster per token than an LSTM at equal size"
-BOTH_SIDES = "A masked LM sees both sides at once"
+BOTH_SIDES = "A masked LM fills in blanks better than a causal LM"
 TRANSFORMER_SENSES = "A Transformer's top layer separates word senses beyond every control"
 TRANSFORMER_RESULTS = "transformers-wiki-en.json"  # what notebook 11 saves into models_dir(profile)
 TRANSFORMERS = {"gpt": "GPT", "bert": "BERT"}  # model file prefix -> name in the rows (notebook 11)
@@ -584,46 +585,66 @@ def _cells(row: Claim) -> tuple[str, str]:
     return margin, spread
 
 
-def format_claims(rows: Sequence[Claim]) -> str:
+def claim_text(name: str, edition: str | None = None) -> str:
+    """A claim's sentence in ``edition`` (default the current one, :mod:`course.edition`); a suffix in
+    parentheses (the corpus) is kept."""
+    base, _, rest = name.partition(" (")
+    if base not in CATALOGUE:
+        return name
+    return text(base, edition) + (f" ({rest}" if rest else "")
+
+
+def verdict_text(verdict: str, edition: str | None = None) -> str:
+    """A verdict in ``edition``: ``holds``, ``does not hold here`` or ``not measured: <reason>`` (the
+    reason stays as measured)."""
+    if verdict.startswith(NOT_MEASURED):
+        reason = verdict[len(NOT_MEASURED):].lstrip(": ")
+        return text(NOT_MEASURED, edition) + (f": {reason}" if reason else "")
+    return text(verdict, edition) if verdict in (HOLDS, FAILS) else verdict
+
+
+def format_claims(rows: Sequence[Claim], edition: str | None = None) -> str:
     """The claims as plain text: a block per claim with its measurement, controls, margin,
-    spread and verdict."""
+    spread and verdict; the claims, headings and verdicts in ``edition``'s words."""
     lines = []
     for number, row in enumerate(rows, start=1):
         margin, spread = _cells(row)
-        lines += [f"{number}. {row.claim}  [notebook {row.notebook}]",
-                  f"   measured   {row.measurement}",
-                  f"   against    {row.controls}",
-                  f"   margin     {margin}   spread {spread}",
-                  f"   verdict    {row.verdict}", ""]
+        lines += [f"{number}. {claim_text(row.claim, edition)}  [{text('notebook', edition)} {row.notebook}]",
+                  f"   {text('measurement', edition)}   {row.measurement}",
+                  f"   {text('controls', edition)}    {row.controls}",
+                  f"   {text('margin', edition)}     {margin}   {text('spread', edition)} {spread}",
+                  f"   {text('verdict', edition)}    {verdict_text(row.verdict, edition)}", ""]
     return "\n".join(lines).rstrip()
 
 
 HEADER = ("claim", "notebook", "measurement", "controls", "margin", "spread", "verdict")
 
 
-def claims_markdown(rows: Sequence[Claim]) -> str:
-    """The claims as a Markdown table (for the README)."""
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+def claims_markdown(rows: Sequence[Claim], edition: str | None = None) -> str:
+    """The claims as a Markdown table (for the README), in ``edition``'s words."""
+    def cell(value: str) -> str:
+        return value.replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|---|---:|---:|---|"]
+    lines = ["| " + " | ".join(text(name, edition) for name in HEADER) + " |", "|---|---|---|---|---:|---:|---|"]
     for row in rows:
-        lines.append("| " + " | ".join(cell(text) for text in (row.claim, row.notebook, row.measurement,
-                                                                 row.controls, *_cells(row), row.verdict)) + " |")
+        lines.append("| " + " | ".join(cell(value) for value in (claim_text(row.claim, edition), row.notebook,
+                                                                   row.measurement, row.controls, *_cells(row),
+                                                                   verdict_text(row.verdict, edition))) + " |")
     return "\n".join(lines)
 
 
-def claims_html(rows: Sequence[Claim]) -> str:
-    """The claims as an HTML table (for ``build/index.html``); each row's class is its verdict's
-    first word (``holds``, ``does``, ``not``)."""
-    head = "".join(f"<th>{name}</th>" for name in HEADER)
+def claims_html(rows: Sequence[Claim], edition: str | None = None) -> str:
+    """The claims as an HTML table (for ``build/index.html``), in ``edition``'s words; each row's class
+    is its verdict's first word (``holds``, ``does``, ``not``)."""
+    head = "".join(f"<th>{text(name, edition)}</th>" for name in HEADER)
     body = []
     for row in rows:
         margin, spread = _cells(row)
-        cells = [html.escape(text) for text in (row.claim, row.notebook, row.measurement, row.controls)]
+        cells = [html.escape(value) for value in (claim_text(row.claim, edition), row.notebook, row.measurement,
+                                                  row.controls)]
         body.append(f"<tr class='{row.verdict.split()[0].rstrip(':')}'>" + "".join(f"<td>{c}</td>" for c in cells)
                     + f"<td class='value'>{margin}</td><td class='value'>{spread}</td>"
-                    f"<td>{html.escape(row.verdict)}</td></tr>")
+                    f"<td>{html.escape(verdict_text(row.verdict, edition))}</td></tr>")
     return f"<table class='claims'><tr>{head}</tr>{''.join(body)}</table>"
 
 

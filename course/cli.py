@@ -9,9 +9,10 @@
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
     python -m course probe --model elmo.pt --probes en_polysemy.tsv [--json OUT]
     python -m course claims [--profile full|smoke] [--json OUT] [--markdown]
-    python -m course build [--profile full|smoke]
-    python -m course assignments [--out build/assignments]
+    python -m course build [--profile full|smoke] [--edition en|zh]
+    python -m course assignments [--out build/assignments] [--edition en|zh]
     python -m course grade NOTEBOOK.ipynb [--timeout 120] [--json OUT]
+    python -m course editions check | sync [NOTEBOOK ...] | stamp NOTEBOOK CELL_ID ...
 
 Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
 line on standard error and exit with status 2.
@@ -25,6 +26,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .edition import EDITIONS
 from .errors import CourseError
 from .paths import atomic_path, check_writable
 
@@ -329,7 +331,7 @@ def claims_command(args) -> int:
     if args.json:
         _write_json(claims_json(rows), args.json)
     if args.json != "-":
-        print(claims_markdown(rows) if args.markdown else format_claims(rows))
+        print(claims_markdown(rows, args.edition) if args.markdown else format_claims(rows, args.edition))
     return 0
 
 
@@ -354,7 +356,8 @@ def train_glove_command(args) -> int:
 def build(args) -> int:
     from .teaching.build import build_course
 
-    runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only)
+    runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only,
+                        edition=args.edition)
     failed = [run for run in runs if run.error]
     for run in failed:
         print(f"error: {run.name} failed: {run.error}", file=sys.stderr)
@@ -362,10 +365,14 @@ def build(args) -> int:
 
 
 def assignments_command(args) -> int:
+    from .paths import build_dir
     from .teaching.assignments import course_assignments, write_student_versions
+    from .teaching.editions import edition_folder
 
-    written = write_student_versions(out=args.out, notebooks=args.notebooks)
-    found = course_assignments(args.notebooks)
+    folder = edition_folder(args.edition, args.notebooks)
+    out = args.out or build_dir() / ("zh" if args.edition == "zh" else "") / "assignments"
+    written = write_student_versions(out=out, notebooks=folder)
+    found = course_assignments(folder)
     rows = [("notebook", "assignments", "points")]
     for path in written:
         items = found.get(path.name, [])
@@ -390,6 +397,25 @@ def grade_command(args) -> int:
     print(_table(rows))
     if args.json:
         _write_json(report.to_json(), args.json)
+    return 0
+
+
+def editions_command(args) -> int:
+    from .teaching import editions
+
+    if args.editions_command == "check":
+        problems = editions.check_editions(args.notebooks)
+        for problem in problems:
+            print(problem)
+        print(f"{len(problems)} problems" if problems else "the two editions are in step", file=sys.stderr)
+        return 1 if problems else 0
+    if args.editions_command == "sync":
+        folder = args.notebooks or editions.project_root() / "notebooks"
+        for path in args.notebook or editions.notebook_paths(folder):
+            print(editions.sync_notebook(path))
+        return 0
+    written = editions.stamp(args.notebook, args.cell)
+    print(f"{args.notebook}: {len(written)} cells recorded as in step with the English ({', '.join(written)})")
     return 0
 
 
@@ -606,6 +632,7 @@ def make_parser() -> argparse.ArgumentParser:
     claimer.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
     claimer.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     claimer.add_argument("--quiet", action="store_true", help="no progress lines")
+    claimer.add_argument("--edition", choices=EDITIONS, default=None, help="the table's words: en or zh")
     claimer.set_defaults(handler=claims_command)
 
     builder = commands.add_parser("build", help="run every notebook and write build/index.html")
@@ -614,11 +641,17 @@ def make_parser() -> argparse.ArgumentParser:
     builder.add_argument("--out", type=Path, default=None, help="default: build/")
     builder.add_argument("--notebooks", type=Path, default=None, help="default: notebooks/")
     builder.add_argument("--only", default=None, help="run only notebooks whose name contains this")
+    builder.add_argument("--edition", choices=EDITIONS, default=None,
+                         help="en (notebooks/, into build/) or zh (notebooks/zh/, into build/zh/); "
+                              "default: $COURSE_EDITION, else en")
     builder.set_defaults(handler=build)
 
     assigner = commands.add_parser("assignments", help="write the student version of every notebook")
     assigner.add_argument("--out", type=Path, default=None, help="default: build/assignments/")
-    assigner.add_argument("--notebooks", type=Path, default=None, help="the teacher's notebooks; default: notebooks/")
+    assigner.add_argument("--notebooks", type=Path, default=None,
+                          help="the English teacher's notebooks (the Chinese ones are in its zh/); default: notebooks/")
+    assigner.add_argument("--edition", choices=EDITIONS, default="en",
+                          help="en or zh (student versions of notebooks/zh/ into build/zh/assignments/); default en")
     assigner.set_defaults(handler=assignments_command)
 
     grader = commands.add_parser("grade", help="run a student's notebook and score each assignment")
@@ -636,6 +669,18 @@ def make_parser() -> argparse.ArgumentParser:
                         help="processes and threads the student's kernel may run at once (default 256)")
     grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     grader.set_defaults(handler=grade_command)
+
+    editor = commands.add_parser("editions", help="keep the Chinese notebooks (notebooks/zh/) in step with the English")
+    editor_commands = editor.add_subparsers(dest="editions_command", required=True, metavar="ACTION")
+    checker = editor_commands.add_parser("check", help="list every cell out of step, one line each (exit 1 if any)")
+    syncer = editor_commands.add_parser("sync", help="copy the English code cells; add new markdown cells untranslated")
+    syncer.add_argument("notebook", nargs="*", type=Path, help="English notebooks (default: all)")
+    for sub in (checker, syncer):
+        sub.add_argument("--notebooks", type=Path, default=None, help="the English notebooks' folder")
+    stamper = editor_commands.add_parser("stamp", help="record Chinese cells, edited by hand, as in step")
+    stamper.add_argument("notebook", type=Path, help="the Chinese notebook (notebooks/zh/NN_*.ipynb)")
+    stamper.add_argument("cell", nargs="+", help="the cells' ids (check names them)")
+    editor.set_defaults(handler=editions_command)
     return parser
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .edition import text
+
 CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song",
                     "Droid Sans Fallback")
 
@@ -90,13 +92,13 @@ def zipf_plot(counts: np.ndarray, label: str | None = None, ax=None, fit: bool =
     frequencies = np.sort(np.asarray(counts, dtype=np.float64))[::-1]
     frequencies = frequencies[frequencies > 0]
     ranks = np.arange(1, len(frequencies) + 1)
-    line = ax.loglog(ranks, frequencies, ".", markersize=2, label=label or "words")[0]
+    line = ax.loglog(ranks, frequencies, ".", markersize=2, label=label or text("words"))[0]
     if fit and len(frequencies) > 20:
         slope, intercept = zipf_fit(frequencies)
         ax.loglog(ranks, 10 ** intercept * ranks ** slope, "--", color=line.get_color(), alpha=0.7,
-                  label=f"fit: slope {slope:.2f}")
-    ax.set_xlabel("rank")
-    ax.set_ylabel("frequency")
+                  label=text("zipf fit", slope=slope))
+    ax.set_xlabel(text("rank"))
+    ax.set_ylabel(text("frequency"))
     ax.legend()
     return ax
 
@@ -161,16 +163,18 @@ def tsne_plot(kv, words: Sequence[str], seed: int = 0, ax=None, highlight: Seque
     return scatter_words(points, words, ax=ax, highlight=highlight, title=title, max_labels=max_labels)
 
 
-def training_curve(values: Sequence[float], ax=None, xlabel: str = "step", ylabel: str = "loss",
+def training_curve(values: Sequence[float], ax=None, xlabel: str | None = None, ylabel: str | None = None,
                    label: str | None = None, smooth: int = 1):
-    """A training curve; ``smooth`` > 1 overlays a moving average of that many points."""
+    """A training curve; ``smooth`` > 1 overlays a moving average of that many points. The axis labels
+    default to "step" and "loss" in the edition's words (:mod:`course.edition`)."""
+    xlabel, ylabel = xlabel or text("step"), ylabel or text("loss")
     ax = _axes(ax)
     values = np.asarray(values, dtype=np.float64)
     ax.plot(values, alpha=0.4 if smooth > 1 else 1.0, label=label)
     if smooth > 1 and len(values) >= smooth:
         kernel = np.ones(smooth) / smooth
         ax.plot(np.arange(smooth - 1, len(values)), np.convolve(values, kernel, mode="valid"),
-                label=f"{label or ylabel} (mean of {smooth})")
+                label=text("moving mean", what=label or ylabel, n=smooth))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if label or smooth > 1:
@@ -202,8 +206,8 @@ def min_count_plot(min_counts: np.ndarray, sizes: np.ndarray, coverage: np.ndarr
     size_ax, coverage_ax = axes
     size_ax.loglog(min_counts, sizes, "o-", markersize=3, label=label)
     coverage_ax.semilogx(min_counts, 100 * np.asarray(coverage, dtype=np.float64), "o-", markersize=3, label=label)
-    size_ax.set(xlabel="min_count", ylabel="vocabulary size (types kept)", title="Vocabulary size")
-    coverage_ax.set(xlabel="min_count", ylabel="tokens covered (%)", title="Token coverage")
+    size_ax.set(xlabel="min_count", ylabel=text("vocabulary size kept"), title=text("vocabulary size"))
+    coverage_ax.set(xlabel="min_count", ylabel=text("tokens covered"), title=text("token coverage"))
     for ax in axes:
         if mark is not None:
             ax.axvline(mark, color="0.5", linestyle=":", linewidth=1)
@@ -291,7 +295,7 @@ def huffman_tree_plot(tree, words: Sequence[str], ax=None, highlight: str | None
     ax.set_xlim(-0.7, len(coded) - 0.3)
     ax.set_ylim(-max_depth - 0.8, 0.5)
     ax.set_yticks(-np.arange(max_depth + 1), [str(depth) for depth in range(max_depth + 1)])
-    ax.set_ylabel("depth = code length")
+    ax.set_ylabel(text("depth code length"))
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
@@ -346,8 +350,8 @@ def analogy_arrows(kv, pairs: Sequence[tuple[str, str]], ax=None, title: str | N
     ax.set_ylim(low[1], high[1])
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel("principal component 1")
-    ax.set_ylabel("principal component 2")
+    ax.set_xlabel(text("principal component", n=1))
+    ax.set_ylabel(text("principal component", n=2))
     if title:
         ax.set_title(title)
     return ax

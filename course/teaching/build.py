@@ -1,7 +1,8 @@
 """Build the course: run every notebook in order and write an HTML index of what came out.
 
-For each ``notebooks/NN_*.ipynb``, papermill executes it with the chosen profile into
-``build/notebooks/``, nbconvert renders it to HTML beside it, its figures are saved under
+For each ``notebooks/NN_*.ipynb`` (the Chinese edition: ``notebooks/zh/NN_*.ipynb``, built into
+``build/zh/``), papermill executes it with the chosen profile and edition into ``build/notebooks/``,
+nbconvert renders it to HTML beside it, its figures are saved under
 ``build/figures/``, and its headline numbers (see :mod:`course.teaching.report`) are collected.
 ``build/index.html`` links all of it, with the time each notebook took. It opens with the claims
 table (:func:`course.claims.measure_claims` on the models the notebooks saved: does each claim the
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..claims import Claim, claims_html, claims_json, measure_claims
+from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
+from ..edition import resolve_edition, text
 from ..errors import CourseError
 from ..paths import atomic_path, build_dir, project_root
 from ..settings import resolve_profile
@@ -68,7 +70,7 @@ def ideas_of(notebook) -> list[str]:
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
-                if line.startswith("## ") and "exercises" not in line.lower():
+                if line.startswith("## ") and not any(word in line.lower() for word in ("exercises", "练习")):
                     ideas.append(line[3:].split("·", 1)[-1].strip().replace("`", ""))
     return ideas
 
@@ -88,7 +90,7 @@ def _collect(notebook, stem: str, figures_dir: Path) -> tuple[list[Path], list[d
     return figures, headlines
 
 
-def run_notebook(source: Path, out: Path, profile: str) -> NotebookRun:
+def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> NotebookRun:
     """Execute one notebook with papermill and render it; failures are recorded, not raised."""
     import nbformat
     import papermill
@@ -98,18 +100,20 @@ def run_notebook(source: Path, out: Path, profile: str) -> NotebookRun:
     executed.parent.mkdir(parents=True, exist_ok=True)
     error = None
     start = time.perf_counter()
-    previous = os.environ.get("COURSE_PROFILE")
-    os.environ["COURSE_PROFILE"] = profile  # the kernel inherits it, for code that reads it directly
+    previous = {name: os.environ.get(name) for name in ("COURSE_PROFILE", "COURSE_EDITION")}
+    os.environ["COURSE_PROFILE"] = profile  # the kernel inherits them, for code that reads them directly
+    os.environ["COURSE_EDITION"] = edition
     try:
-        papermill.execute_notebook(str(source), str(executed), parameters={"PROFILE": profile},
+        papermill.execute_notebook(str(source), str(executed), parameters={"PROFILE": profile, "EDITION": edition},
                                    cwd=str(source.parent), kernel_name="python3", progress_bar=False)
     except Exception as exc:  # papermill's execution error carries the cell's traceback
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
     finally:
-        if previous is None:
-            os.environ.pop("COURSE_PROFILE", None)
-        else:
-            os.environ["COURSE_PROFILE"] = previous
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     seconds = time.perf_counter() - start
     if not executed.is_file():
         return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")
@@ -124,36 +128,43 @@ def run_notebook(source: Path, out: Path, profile: str) -> NotebookRun:
 
 
 def build_course(profile: str | None = None, out: Path | None = None, notebooks: Path | None = None,
-                 only: str | None = None) -> list[NotebookRun]:
-    """Run the notebooks (all, or those whose name contains ``only``) and write ``index.html``."""
+                 only: str | None = None, edition: str | None = "en") -> list[NotebookRun]:
+    """Run the notebooks of ``edition`` (all, or those whose name contains ``only``) and write
+    ``index.html``. ``notebooks`` is the English notebooks' folder (the Chinese ones are in its
+    ``zh/``); ``out`` defaults to ``build/`` for English and ``build/zh/`` for Chinese. Both editions
+    save their models into the same ``build/models/``, so what one edition trained the other loads."""
+    from .editions import edition_folder
+
     profile = resolve_profile(profile)
-    out = Path(out) if out is not None else build_dir()
+    edition = resolve_edition(edition)
+    out = Path(out) if out is not None else build_dir() / ("zh" if edition == "zh" else "")
+    folder = edition_folder(edition, notebooks)
     (out / "models").mkdir(parents=True, exist_ok=True)
-    students = {path.name: path for path in write_student_versions(out / "assignments", notebooks)}
+    students = {path.name: path for path in write_student_versions(out / "assignments", folder)}
     print(f"wrote {len(students)} student notebooks to {out / 'assignments'}", flush=True)
     runs = []
-    for source in notebook_paths(notebooks, only):
-        print(f"running {source.name} ({profile}) ...", flush=True)
-        run = run_notebook(source, out, profile)
+    for source in notebook_paths(folder, only):
+        print(f"running {source.name} ({profile}, {edition}) ...", flush=True)
+        run = run_notebook(source, out, profile, edition)
         print(f"  {run.seconds:6.1f} s  {'FAILED: ' + run.error if run.error else 'ok'}", flush=True)
         teacher = read_notebook(source)
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
         run.student = students.get(source.name)
         runs.append(run)
-    claims = measure_build_claims(profile)
-    write_index(runs, out, profile, claims)
+    claims = measure_build_claims(profile, edition)
+    write_index(runs, out, profile, claims, edition)
     summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error, "ideas": r.ideas,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
     with atomic_path(out / "summary.json") as temporary:
-        temporary.write_text(json.dumps({"profile": profile, "notebooks": summary,
+        temporary.write_text(json.dumps({"profile": profile, "edition": edition, "notebooks": summary,
                                          "claims": claims_json(claims) if isinstance(claims, list) else claims},
                                         indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
     return runs
 
 
-def measure_build_claims(profile: str) -> list[Claim] | str:
+def measure_build_claims(profile: str, edition: str = "en") -> list[Claim] | str:
     """The claims table of the models this build saved, or, when it cannot be measured, why
     (one line: an index without the table is still an index)."""
     print(f"measuring the claims ({profile}) ...", flush=True)
@@ -164,22 +175,19 @@ def measure_build_claims(profile: str) -> list[Claim] | str:
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         print(f"  claims not measured: {type(exc).__name__}: {message}", flush=True)
         return f"{type(exc).__name__}: {message}" if not isinstance(exc, CourseError) else message
-    print(f"  {time.perf_counter() - start:6.1f} s  {sum(row.verdict == 'holds' for row in rows)} of {len(rows)} "
-          "claims hold", flush=True)
+    held = sum(row.verdict == HOLDS for row in rows)
+    print(f"  {time.perf_counter() - start:6.1f} s  {text('claims count', edition, held=held, total=len(rows))}",
+          flush=True)
     return rows
 
 
-def _claims_section(claims: list[Claim] | str) -> list[str]:
+def _claims_section(claims: list[Claim] | str, edition: str = "en") -> list[str]:
     """The claims table, or the reason there is none in its place."""
-    parts = ["<section><h2>Claims: do they hold here?</h2>",
-             "<p>Each claim the course teaches, measured on the models this build trained: the margin by which "
-             "the measurement beats its strongest control, the spread that margin must exceed (a bootstrap over "
-             "the test sentences; for the sense probe also the untrained network's range over seeds), and the "
-             "verdict. <code>python -m course claims</code> prints the same table.</p>"]
+    parts = [f"<section><h2>{text('claims heading', edition)}</h2>", f"<p>{text('claims intro', edition)}</p>"]
     if isinstance(claims, str):
-        parts.append(f"<p class='failed'>The claims could not be measured: {html.escape(claims)}</p>")
+        parts.append(f"<p class='failed'>{text('claims missing', edition, why=html.escape(claims))}</p>")
     else:
-        parts.append(claims_html(claims))
+        parts.append(claims_html(claims, edition))
     parts.append("</section>")
     return parts
 
@@ -202,22 +210,19 @@ table.claims tr.not td:last-child { color: #666; }
 """
 
 
-def _teacher_table(runs: list[NotebookRun], out: Path) -> list[str]:
+def _teacher_table(runs: list[NotebookRun], out: Path, edition: str = "en") -> list[str]:
     """The teacher's overview: ideas, assignments, run time and student version of every notebook."""
     total = sum(a.points for run in runs for a in run.assignments)
     count = sum(len(run.assignments) for run in runs)
-    parts = ["<section><h2>For teachers</h2>",
-             f"<p>{count} assignments, {total:g} points. Hand out the student versions in "
-             "<code>assignments/</code> (solutions replaced by <code>raise NotImplementedError()</code>, hidden "
-             "tests removed; the same cells as <code>nbgrader generate_assignment</code>); each assignment has a "
-             "check the student runs, which says what is wrong. Grade a returned notebook with "
-             "<code>python -m course grade NOTEBOOK.ipynb</code>: it runs the notebook in a fresh kernel with the "
-             "hidden tests put back and prints the points per assignment. The times are this build's.</p>",
-             "<table class='teacher'><tr><th>notebook</th><th>ideas</th><th>assignments (points)</th>"
-             "<th>time to run</th><th>student version</th></tr>"]
+    heads = "".join(f"<th>{text(key, edition)}</th>" for key in ("notebook", "ideas", "assignments points",
+                                                                   "time to run", "student version"))
+    parts = [f"<section><h2>{text('for teachers', edition)}</h2>",
+             f"<p>{text('teacher intro', edition, count=count, points=total, folder='assignments/')}</p>",
+             f"<table class='teacher'><tr>{heads}</tr>"]
     for run in runs:
         ideas = "".join(f"<li>{html.escape(idea)}</li>" for idea in run.ideas)
-        tasks = "".join(f"<li>{html.escape(a.title)} ({a.points:g})</li>" for a in run.assignments) or "none"
+        tasks = "".join(f"<li>{html.escape(a.title)} ({a.points:g})</li>" for a in run.assignments) or \
+            text("none", edition)
         student = (f"<a href='{html.escape(str(run.student.relative_to(out)))}'>{html.escape(run.student.name)}</a>"
                    if run.student else "")
         parts.append(f"<tr><td>{html.escape(run.title)}</td><td><ul>{ideas}</ul></td>"
@@ -227,33 +232,37 @@ def _teacher_table(runs: list[NotebookRun], out: Path) -> list[str]:
     return parts
 
 
-def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[Claim] | str | None = None) -> Path:
-    """Write ``out/index.html``: the claims table (``claims``: rows, or why there are none; None:
-    no such section), the teacher's table, then one section per notebook with its time, numbers and
-    figures."""
+def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[Claim] | str | None = None,
+                edition: str = "en") -> Path:
+    """Write ``out/index.html`` in ``edition``'s words: the claims table (``claims``: rows, or why there
+    are none; None: no such section), the teacher's table, then one section per notebook with its time,
+    numbers and figures."""
     total = sum(run.seconds for run in runs)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Word Vectors, Hands-On</title>"
+    title = text("course title", edition)
+    parts = [f"<!doctype html><html lang='{edition}'><head><meta charset='utf-8'><title>{title}</title>"
              f"<style>{STYLE}</style></head><body>",
-             "<h1>Word Vectors, Hands-On</h1>",
-             f"<p class='meta'>Profile <b>{profile}</b> · built {stamp} · {len(runs)} notebooks in {total:.0f} s</p>"]
+             f"<h1>{title}</h1>",
+             "<p class='meta'>" + text("profile line", edition, profile=profile, stamp=stamp, count=len(runs),
+                                       seconds=total) + "</p>"]
     if claims is not None:
-        parts.extend(_claims_section(claims))
-    parts.extend(_teacher_table(runs, out))
+        parts.extend(_claims_section(claims, edition))
+    parts.extend(_teacher_table(runs, out, edition))
     for run in runs:
         link = lambda path: html.escape(str(path.relative_to(out)))  # noqa: E731
         title = html.escape(run.title)
         heading = f"<a href='{link(run.html)}'>{title}</a>" if run.html else title
+        executed = text("executed notebook", edition)
         parts.append(f"<section><h2>{heading}</h2><p class='meta'>{html.escape(run.name)}.ipynb · "
-                     f"{run.seconds:.1f} s · <a href='{link(run.executed)}'>executed notebook</a></p>")
+                     f"{run.seconds:.1f} s · <a href='{link(run.executed)}'>{executed}</a></p>")
         if run.error:
-            parts.append(f"<p class='failed'>Failed: {html.escape(run.error)}</p>")
+            parts.append(f"<p class='failed'>{text('failed', edition, why=html.escape(run.error))}</p>")
         if run.headlines:
             rows = "".join(f"<tr><td>{html.escape(h['name'])}</td><td class='value'>{html.escape(h['text'])}</td></tr>"
                            for h in run.headlines)
             parts.append(f"<table>{rows}</table>")
         if run.figures:
-            images = "".join(f"<a href='{link(f)}'><img src='{link(f)}' alt='figure {i + 1}'></a>"
+            images = "".join(f"<a href='{link(f)}'><img src='{link(f)}' alt='{text('figure', edition, n=i + 1)}'></a>"
                              for i, f in enumerate(run.figures))
             parts.append(f"<div class='figures'>{images}</div>")
         parts.append("</section>")

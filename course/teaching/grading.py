@@ -3,7 +3,8 @@
 The student's file is read once and never written. What runs, and where:
 
 - **The teacher's notebook decides.** The student's notebook is matched to a teacher's notebook (in
-  ``--source``, default the course's ``notebooks/``) by the name the student version carries in its
+  ``--source``, default the course's notebooks of the student's edition: ``notebooks/``, or
+  ``notebooks/zh/`` for a Chinese notebook, :func:`course.teaching.editions.edition_of`) by the name the student version carries in its
   metadata, else by its file name, else by the grade ids of its cells; a notebook that matches none
   is an error, never graded against itself. The assignments, their points, the grade cells and the
   hidden tests all come from the teacher's notebook, whatever the student did to cells, types or
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
 from . import sandbox
+from .editions import EDITION_FOLDER, edition_folder, edition_of
 from .assignments import (
     BEGIN_SOLUTION,
     END_SOLUTION,
@@ -396,6 +398,8 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         if not path.is_file():
             raise
         return _unreadable_report(path, str(exc), profile, source_dir)
+    if source_dir is None:
+        source_dir = edition_folder(edition_of(notebook))
     teacher_path, teacher = teacher_notebook(notebook, path, source_dir)
     assignments = find_assignments(teacher, teacher_path.name)
     if not assignments:
@@ -437,7 +441,10 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
     with tempfile.TemporaryDirectory(prefix="grade-private-") as private_dir, \
             tempfile.TemporaryDirectory(prefix="grade-student-") as student_dir:
         private = Path(private_dir)
+        # Both editions hold the same solutions: hide the English folder (which holds zh/) whichever was used.
         hide = [teacher_path.parent.resolve(), private.resolve()]
+        if teacher_path.parent.name == EDITION_FOLDER:
+            hide.insert(0, teacher_path.parent.parent.resolve())
         student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, timeout, env, hide,
                                  limits)
         checking = _checking_notebook(teacher, assignments, student.socket, timeout)
