@@ -117,6 +117,7 @@ DIRECTIONS = ("forward", "backward")
 BUILD_FILES = ("count-svd-wiki-en.txt", "skipgram-neg-wiki-en.txt", "cbow-hs-wiki-en.txt", "glove-wiki-en.txt",
                "elmo-cpu-wiki-en.pt", "elmo-cpu-peoples-daily-zh.pt")
 CORPORA = {"wiki-en": ("en", "06"), "peoples-daily-zh": ("zh", "07 or 08")}  # probe file prefix, notebook saving it
+LM_NOTEBOOK = {"wiki-en": "06", "peoples-daily-zh": "07"}  # where each biLM's perplexity meets Kneser-Ney's
 
 LANGUAGE_MODEL = "A neural language model beats counting"
 STATIC = "A static vector gives one vector per word type: it cannot tell senses apart"
@@ -196,7 +197,7 @@ def language_model_claim(corpus_name: str, bilm_perplexities: Mapping[str, float
     margin = min(1 - bilm[d] / min(bigram[d], trigram[d]) for d in DIRECTIONS)
     ratios = " / ".join(f"{bilm[d] / bigram[d]:.2f}x" for d in DIRECTIONS)
     return Claim(
-        f"{LANGUAGE_MODEL} ({corpus_name})", "06",
+        f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK.get(corpus_name, "06"),
         f"biLM held-out perplexity {bilm['forward']:,.0f} / {bilm['backward']:,.0f} (forward / backward); "
         f"{ratios} the bigram's (the course's target: at most {TARGET_RATIO}x)",
         f"interpolated Kneser-Ney bigram {bigram['forward']:,.0f} / {bigram['backward']:,.0f}, trigram "
@@ -685,14 +686,14 @@ def _language_model_row(corpus_name: str, model, profile: str, say) -> Claim:
     from .elmo.training import split_heldout, vocabularies
     from .ngram import KneserNeyLM
 
-    claim = f"{LANGUAGE_MODEL} ({corpus_name})"
+    claim, notebook = f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK.get(corpus_name, "06")
     if not model.state.heldout:
-        return not_measured(claim, "06", f"the {corpus_name} biLM has no held-out perplexity")
+        return not_measured(claim, notebook, f"the {corpus_name} biLM has no held-out perplexity")
     corpus = training_corpus(corpus_name, profile)
     train_numbers, heldout_numbers = split_heldout(corpus, model.config)
     if vocabularies(corpus, train_numbers, model.config)[0].words != model.words.words:
         where = by_profile(profile, full="the whole corpus", smoke=f"its first {SMOKE_SENTENCES} sentences")
-        return not_measured(claim, "06", f"the {corpus_name} biLM's vocabulary is not that of {where}: it was "
+        return not_measured(claim, notebook, f"the {corpus_name} biLM's vocabulary is not that of {where}: it was "
                                          "trained on other sentences, so there is no split to count n-grams on")
     say(f"Kneser-Ney bigram and trigram models on {corpus_name} ...")
     train = [corpus[int(i)] for i in train_numbers]
@@ -903,14 +904,14 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
             say(f"loading {_shown(path)} ...")
             model = models[corpus_name] = Elmo.load(path, device=device)
         except CourseError as exc:
-            language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", "06", str(exc)))
+            language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name], str(exc)))
             sense_rows.append(not_measured(f"{SENSES} ({corpus_name})", "07", str(exc)))
             continue
         try:
-            if wanted("06"):
+            if wanted(LM_NOTEBOOK[corpus_name]):
                 language_rows.append(_language_model_row(corpus_name, model, profile, say))
         except CourseError as exc:  # the corpus could not be read
-            language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", "06", str(exc)))
+            language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name], str(exc)))
         if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")
                 or (wanted("11") and corpus_name == "wiki-en")):
             continue

@@ -11,7 +11,6 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-import course
 from course.claims import FAILS, HOLDS, NOT_MEASURED, Claim, claims_html, claims_markdown, format_claims
 from course.edition import CATALOGUE, current_edition, resolve_edition, text, use_edition
 from course.errors import SettingError

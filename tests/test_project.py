@@ -8,6 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+CHINESE_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
 PIN = re.compile(r"^\s*(?:-\s+)?([A-Za-z0-9_.\-]+)==([^\s#]+)\s*$")
 
 
@@ -38,7 +39,7 @@ def test_there_are_notebooks():
     assert [p.name[:2] for p in NOTEBOOKS][:2] == ["00", "01"]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS + CHINESE_NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT / "notebooks")))
 def test_notebook_is_stripped_and_parameterised(path):
     notebook = json.loads(path.read_text(encoding="utf-8"))
     code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
@@ -48,9 +49,10 @@ def test_notebook_is_stripped_and_parameterised(path):
     assert first["cell_type"] == "markdown" and "".join(first["source"]).startswith("# ")
     parameters = notebook["cells"][1]
     assert "parameters" in parameters.get("metadata", {}).get("tags", [])
-    assert "".join(parameters["source"]).strip() == "PROFILE = None"
-    assert "Exercises" in "".join(notebook["cells"][-1]["source"]) or any(
-        "## Exercises" in "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "".join(parameters["source"]).strip() == "PROFILE = None\nEDITION = None"
+    assert any("course.use_edition(EDITION)" in "".join(c["source"]) for c in code)
+    exercises = "## 练习" if path.parent.name == "zh" else "## Exercises"
+    assert any(exercises in "".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
 
 
 def test_readme_gives_the_two_commands_and_a_true_package_map():

@@ -136,6 +136,14 @@ def edition_folder(edition: str, notebooks: str | Path | None = None) -> Path:
     return english if resolve_edition(edition) == "en" else english / EDITION_FOLDER
 
 
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working folder where it lies inside it (the messages name it so)."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return Path(path)
+
+
 def edition_of(notebook) -> str:
     """The edition a notebook belongs to: the one its metadata records (``metadata.course.edition``,
     which the Chinese notebooks and their student versions carry), else ``zh`` when its markdown has
@@ -177,7 +185,7 @@ class SyncReport:
             parts.append(f"{len(self.added)} markdown cells added untranslated ({', '.join(self.added)})")
         if self.dropped:
             parts.append(f"{len(self.dropped)} dropped ({', '.join(self.dropped)})")
-        return f"{self.path}: " + "; ".join(parts)
+        return f"{_shown(self.path)}: " + "; ".join(parts)
 
 
 def sync_notebook(english_path: str | Path, chinese_path: str | Path | None = None) -> SyncReport:
@@ -263,8 +271,8 @@ def notebook_ratio(english, chinese) -> tuple[int, int]:
 def check_pair(english_path: Path, chinese_path: Path) -> list[str]:
     """Every way the Chinese notebook is out of step with the English one, one line each."""
     english, chinese = read_notebook(english_path), read_notebook(chinese_path)
-    name = str(chinese_path)
-    fix = f"python -m course editions sync {english_path}"
+    name = str(_shown(chinese_path))
+    fix = f"python -m course editions sync {_shown(english_path)}"
     problems = []
     english_ids = [cell.get("id") for cell in english.cells]
     chinese_ids = [cell.get("id") for cell in chinese.cells]
@@ -292,7 +300,7 @@ def check_pair(english_path: Path, chinese_path: Path) -> list[str]:
                 problems.append(f"{where}: code {what} differs from the English notebook's ({fix})")
         elif cell.cell_type == "markdown":
             recorded = _markdown_metadata(cell)
-            again = f"translate it, then python -m course editions stamp {chinese_path} {cell.id}"
+            again = f"translate it, then python -m course editions stamp {name} {cell.id}"
             if recorded.get("renders") != cell.id:
                 problems.append(f"{where}: records no English cell it renders ({again})")
             elif not recorded.get("sha"):
@@ -323,11 +331,11 @@ def check_editions(notebooks: str | Path | None = None) -> list[str]:
     chinese = {path.name: path for path in notebook_paths(folder)}
     for name, path in english.items():
         if name not in chinese:
-            problems.append(f"{folder / name}: missing, the Chinese edition of {path} "
-                            f"(python -m course editions sync {path})")
+            problems.append(f"{_shown(folder / name)}: missing, the Chinese edition of {_shown(path)} "
+                            f"(python -m course editions sync {_shown(path)})")
         else:
             problems.extend(check_pair(path, chinese[name]))
     for name in chinese:
         if name not in english:
-            problems.append(f"{folder / name}: no English notebook {english_folder / name}")
+            problems.append(f"{_shown(folder / name)}: no English notebook {_shown(english_folder / name)}")
     return problems

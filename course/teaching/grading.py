@@ -4,11 +4,11 @@ The student's file is read once and never written. What runs, and where:
 
 - **The teacher's notebook decides.** The student's notebook is matched to a teacher's notebook (in
   ``--source``, default the course's notebooks of the student's edition: ``notebooks/``, or
-  ``notebooks/zh/`` for a Chinese notebook, :func:`course.teaching.editions.edition_of`) by the name the student version carries in its
-  metadata, else by its file name, else by the grade ids of its cells; a notebook that matches none
-  is an error, never graded against itself. The assignments, their points, the grade cells and the
-  hidden tests all come from the teacher's notebook, whatever the student did to cells, types or
-  metadata.
+  ``notebooks/zh/`` for a Chinese notebook, :func:`course.teaching.editions.edition_of`) by the name
+  the student version carries in its metadata, else by its file name, else by the grade ids of its
+  cells; a notebook that matches none is an error, never graded against itself. The assignments,
+  their points, the grade cells and the hidden tests all come from the teacher's notebook, whatever
+  the student did to cells, types or metadata.
 - **The student kernel** runs the student's code cells (up to their last assignment cell) in the
   sandbox of :mod:`course.teaching.sandbox`: a private home, limits on memory, CPU time and processes, the
   teacher's folders hidden, and as user ``nobody`` when the grader is root. Then it answers calls.
@@ -39,7 +39,6 @@ from pathlib import Path
 
 from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
 from . import sandbox
-from .editions import EDITION_FOLDER, edition_folder, edition_of
 from .assignments import (
     BEGIN_SOLUTION,
     END_SOLUTION,
@@ -51,6 +50,7 @@ from .assignments import (
     notebook_paths,
     read_notebook,
 )
+from .editions import EDITION_FOLDER, edition_folder, edition_of
 
 STUDENT_FAULTS = ("StudentTimeout", "StudentKernelDied")  # a checking cell that failed this way: new student kernel
 

@@ -1,7 +1,7 @@
 """The language models notebook 10 shares with the command line: stage 1 and stage 2, kept.
 
 - stage 1, the general-domain LM: the forward half of the course's People's Daily biLM
-  (:func:`course.elmo.course_elmo`, trained by notebook 06's build);
+  (:func:`course.elmo.course_elmo`, trained by notebook 07's build);
 - stage 2, :func:`course_review_lm`: that LM fine-tuned on the training reviews' text, loaded from
   ``build/models/ulmfit-lm-reviews-zh.pt`` or trained now (about a minute on 2 cores) and saved.
 
