@@ -49,7 +49,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "holds": {"en": "holds", "zh": "成立"},
     "does not hold here": {"en": "does not hold here", "zh": "在此不成立"},
     "not measured": {"en": "not measured", "zh": "未测量"},
-    "claims heading": {"en": "Claims: do they hold?", "zh": "论断：是否成立？"},
+    "claims heading": {"en": "Claims: do they hold here?", "zh": "论断：在这里成立吗？"},
     "claims intro": {
         "en": "Each claim the course teaches, measured on the models this build trained: the margin by which "
               "the measurement beats its strongest control, the spread that margin must exceed (a bootstrap over "

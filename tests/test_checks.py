@@ -2,6 +2,7 @@
 
 import heapq
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,8 +216,16 @@ def test_a_right_answer_passes_on_fresh_inputs(name, capsys):
     assert capsys.readouterr().out.count("Right:") == 2
 
 
+# The checks whose right and wrong answers are tested in a file of their own.
+TESTED_APART = {"oov_rate_estimate": "corpus", "positive_pmi": "corpus", "negative_sampling_gradients": "gradients",
+                "glove_gradients": "gradients", "entropy_bound": "bounds", "perplexity": "bilm",
+                "char_cnn_highway": "bilm", "padded_attention": "attention"}
+
+
 def test_the_public_names():
-    assert sorted(checks.__all__) == sorted(["CheckFailed", *(f"check_{name}" for name in RIGHT)])
+    assert sorted(checks.__all__) == sorted(["CheckFailed", *(f"check_{name}" for name in [*RIGHT, *TESTED_APART])])
+    for name, topic in TESTED_APART.items():
+        assert (Path(__file__).parent / f"test_checks_{topic}.py").read_text().count(f"check_{name}") > 1, name
     assert issubclass(CheckFailed, AssertionError)
 
 

@@ -51,6 +51,14 @@ TITLES = {
     "slanted_triangular": "The slanted triangular learning rate",
     "discriminative_rates": "Discriminative learning rates per layer group",
     "masked_attention": "Scaled dot-product attention with a mask",
+    "oov_rate_estimate": "Predicting the OOV rate from the training counts",
+    "positive_pmi": "PPMI from a count matrix",
+    "negative_sampling_gradients": "Gradients into the tables, when a word is drawn twice",
+    "entropy_bound": "Code lengths against the entropy bound",
+    "glove_gradients": "The gradients of GloVe's loss over a batch",
+    "perplexity": "Perplexity from the log-probabilities",
+    "char_cnn_highway": "Max-pooling over characters, and a highway layer",
+    "padded_attention": "A padded batch with a causal mask",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 

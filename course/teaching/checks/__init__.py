@@ -15,16 +15,25 @@ Several sizes are tried, the smallest first (one noise word, two entries, a voca
 word), then random ones; ``trials`` sets how many inputs in all. When several inputs fail, the
 message names the mistake they have in common.
 
-One module per topic, named after the notebooks' subjects: :mod:`~course.teaching.checks.word2vec`
-(notebooks 02-03), :mod:`~course.teaching.checks.glove` (04), :mod:`~course.teaching.checks.analogy`
-(05), :mod:`~course.teaching.checks.elmo` (07-08) and :mod:`~course.teaching.checks.transfer`
-(09-10); :mod:`~course.teaching.checks.common` holds the machinery they share.
+One module per topic, named after the notebooks' subjects: :mod:`~course.teaching.checks.corpus`
+(notebooks 00-01), :mod:`~course.teaching.checks.word2vec` (02-03), :mod:`~course.teaching.checks.gradients`
+(the gradients of 02 and 04, against finite differences), :mod:`~course.teaching.checks.bounds` (03's
+entropy bound), :mod:`~course.teaching.checks.glove` (04), :mod:`~course.teaching.checks.analogy` (05),
+:mod:`~course.teaching.checks.bilm` (06), :mod:`~course.teaching.checks.elmo` (07-08),
+:mod:`~course.teaching.checks.transfer` (09-10), :mod:`~course.teaching.checks.transformer` and
+:mod:`~course.teaching.checks.attention` (11); :mod:`~course.teaching.checks.common` holds the machinery
+they share. Every check is importable from this package and from its module.
 """
 
 from .analogy import check_analogy_3cosadd
+from .attention import check_padded_attention
+from .bilm import check_char_cnn_highway, check_perplexity
+from .bounds import check_entropy_bound
 from .common import CheckFailed
+from .corpus import check_oov_rate_estimate, check_positive_pmi
 from .elmo import check_scalar_mix, check_sense_knn_accuracy
 from .glove import check_glove_loss, check_glove_weighting
+from .gradients import check_glove_gradients, check_negative_sampling_gradients
 from .transfer import check_discriminative_rates, check_entity_f1, check_entity_spans, check_slanted_triangular
 from .transformer import check_masked_attention
 from .word2vec import (
@@ -37,16 +46,24 @@ from .word2vec import (
 __all__ = [
     "CheckFailed",
     "check_analogy_3cosadd",
+    "check_char_cnn_highway",
     "check_discriminative_rates",
     "check_entity_f1",
     "check_entity_spans",
+    "check_entropy_bound",
+    "check_glove_gradients",
     "check_glove_loss",
     "check_glove_weighting",
     "check_huffman_code",
     "check_keep_probabilities",
     "check_masked_attention",
+    "check_negative_sampling_gradients",
     "check_negative_sampling_loss",
     "check_noise_distribution",
+    "check_oov_rate_estimate",
+    "check_padded_attention",
+    "check_perplexity",
+    "check_positive_pmi",
     "check_scalar_mix",
     "check_sense_knn_accuracy",
     "check_slanted_triangular",

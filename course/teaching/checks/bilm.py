@@ -1,0 +1,548 @@
+"""Checks of the biLM assignments (notebook 06): the corpus perplexity from the log-probabilities of each
+prediction, and the char-CNN's masked max-pooling followed by one highway layer."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from .common import (
+    GENERIC,
+    TORCH_ATOL,
+    CheckFailed,
+    _array,
+    _call,
+    _close,
+    _count,
+    _describe,
+    _right,
+    _sentence,
+    _sizes,
+    _span,
+    _start,
+    _worst,
+)
+from .common import _Failures as _CommonFailures
+
+
+class _Failures(_CommonFailures):
+    """The common collector, which names a mistake that every failed input shares. Each input's findings come
+    simplest first (one mistake before two), and the input named is the earliest where the shared mistake is the
+    simplest explanation: a mistake of two parts is named on an input where both parts show."""
+
+    def raise_if_any(self) -> None:
+        if self.trials:
+            shared = set.intersection(*({key for key, _ in findings} for _, findings in self.trials)) - {GENERIC}
+            shown = [(j, i, where, message) for i, (where, findings) in enumerate(self.trials)
+                     for j, (key, message) in enumerate(findings) if key in shared]
+            if shown:
+                *_, where, message = min(shown)
+                raise CheckFailed(_sentence(message, where))
+        super().raise_if_any()
+
+
+def _simplest_first(findings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Findings of one mistake before those of two, and so on (facts and the generic finding stay last)."""
+    return sorted(findings, key=lambda finding: finding[0].count("+"))
+
+
+# ----------------------------------------------------------------------------------- perplexity
+
+
+def _perplexity_reference(log_probs: Sequence[np.ndarray]) -> float:
+    """exp(-(1/N) Σ log p) over all N predictions of all sentences: the sum of the log-probabilities over the
+    number of predictions, as :meth:`course.ngram.KneserNeyLM.perplexity` and
+    :func:`course.elmo.perplexity.evaluate_perplexity` compute it."""
+    total = math.fsum(float(value) for sentence in log_probs for value in sentence)
+    return math.exp(-total / sum(len(sentence) for sentence in log_probs))
+
+
+def _log_prob_case(rng: np.random.Generator, lengths: Sequence[int]) -> list[np.ndarray]:
+    """One array of natural-log probabilities per sentence: its words, then its end (``<eos>``, predicted more
+    surely than a word). Sentences differ in how well the model knows them, so that their weights matter."""
+    sentences = []
+    for length in lengths:
+        mean = rng.uniform(1.5, 7.0)  # nats per word: perplexities of about 5 to 1,000
+        words = -rng.gamma(2.0, mean / 2, length - 1)
+        sentences.append(np.append(words, -rng.uniform(0.05, 2.5)))
+    return sentences
+
+
+_NATS = "the log-probabilities are natural logs"
+_TOKENS = [  # (key, which predictions of a sentence are counted, what is wrong)
+    ("", lambda sentence: sentence, None),
+    ("end", lambda sentence: sentence[:-1],
+     "leaves out the end of each sentence (its last log-probability, that of <eos>): the model predicts the end "
+     "like any word, and the course counts it, N = the words plus one <eos> per sentence"),
+]
+_TRANSFORMS = [  # (key, the perplexity as a function of the mean negative log-probability h, what is wrong)
+    ("", np.exp, None),
+    ("base 2", lambda h: 2.0**h, f"raises 2 to the mean negative log-probability, but {_NATS}: take exp of it "
+                                 "(2 ** H is right only when H is in bits, from log2 probabilities)"),
+    ("base 10", lambda h: 10.0**h, f"raises 10 to the mean negative log-probability, but {_NATS}: take exp of it"),
+    ("bits", lambda h: np.exp(h / math.log(2)), "divides the mean by ln 2 (nats to bits) and then takes exp: base "
+                                                "and unit must match, exp(H) with H in nats or 2 ** H with H in bits"),
+    ("log10", lambda h: np.exp(h / math.log(10)), "divides the mean by ln 10 and then takes exp: base and unit "
+                                                    f"must match, and {_NATS}, so the perplexity is exp(H)"),
+    ("exp", lambda h: h, "is the mean negative log-probability itself (the cross-entropy H, in nats): the "
+                         "perplexity is exp(H)"),
+    ("sign", lambda h: np.exp(-h), "has the sign flipped: exp(+mean log p) is 1 / perplexity, at most 1; the "
+                                   "perplexity is exp(-(1/N) Σ log p)"),
+]
+
+
+def _aggregations(sentences: list[np.ndarray], transform):
+    """(key, the perplexity, what is wrong) for the ways of putting the sentences together."""
+    means = np.asarray([-np.mean(sentence) for sentence in sentences])
+    everything = np.concatenate(sentences)
+    return [
+        ("", transform(-np.mean(everything)), None),
+        ("per sentence", transform(means.mean()),
+         "averages within each sentence first and then over the sentences, so a sentence of 2 predictions weighs "
+         "as much as one of 40; average over all N predictions of the corpus at once"),
+        ("perplexities", np.mean(transform(means)),
+         "is the mean of the sentences' perplexities; the corpus perplexity is exp of the mean negative "
+         "log-probability over all N predictions at once, not an average of perplexities"),
+    ]
+
+
+def _perplexity_findings(log_probs: list[np.ndarray], value: float, reference: float) -> list[tuple[str, str]]:
+    got = f"got {value:.6g}, expected {reference:.6g}"
+    findings = []
+    if not math.isfinite(value):
+        total = math.fsum(float(v) for sentence in log_probs for v in sentence)
+        if total < -700:  # exp(total) is below 1e-304: float64 runs out
+            findings.append(("fact:underflow",
+                             f"Your perplexity is {value} on {sum(map(len, log_probs))} predictions whose "
+                             f"log-probabilities add up to {total:.0f}: the product of the probabilities (or exp of "
+                             "that sum) underflows to 0 in float64, which stops near 1e-308; stay in logs, "
+                             "exp(-(Σ log p) / N)"))
+        return findings + [(GENERIC, f"Your perplexity is {value}, expected {reference:.6g}")]
+    for token_key, counted, token_wrong in _TOKENS:
+        sentences = [np.asarray(counted(sentence)) for sentence in log_probs]
+        for transform_key, transform, transform_wrong in _TRANSFORMS:
+            with np.errstate(over="ignore"):
+                aggregations = _aggregations(sentences, transform)
+            for aggregation_key, candidate, aggregation_wrong in aggregations:
+                parts = [part for part in (token_wrong, aggregation_wrong, transform_wrong) if part]
+                if parts and np.isfinite(candidate) and _close(value, candidate):
+                    key = "+".join(k for k in (token_key, aggregation_key, transform_key) if k)
+                    findings.append((key, "Your perplexity " + "; and it ".join(parts) + f" ({got})"))
+    findings = _simplest_first(findings)
+    if value < 1:
+        findings.append(("fact:at least 1", f"A perplexity is at least 1, since no probability is above 1 ({got})"))
+    return findings + [(GENERIC, f"Your perplexity differs from exp(-(1/N) Σ log p) over all N predictions of all "
+                                 f"sentences ({got})")]
+
+
+def _perplexity_value(result, where: str) -> float:
+    """``result`` as one float (nan and inf kept: the findings say where they come from)."""
+    try:
+        array = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise CheckFailed(_sentence(f"The perplexity should be one number, got {_describe(result)} ({exc})",
+                                    where)) from None
+    if array.size != 1:
+        raise CheckFailed(_sentence(f"The perplexity should be one number for the whole held-out set, got an array "
+                                    f"of shape {array.shape}", where))
+    return float(array.reshape(()))
+
+
+def _perplexity_trial(function, log_probs: list[np.ndarray], reference: float, where: str, failures) -> None:
+    copies = [sentence.copy() for sentence in log_probs]
+    result = _call(function, (copies,), shapes=f"a list of {len(log_probs)} arrays of "
+                                               f"{_span([len(s) for s in log_probs])} log-probabilities")
+    value = _perplexity_value(result, where)
+    if not (math.isfinite(value) and _close(value, reference)):
+        failures.add(where, _perplexity_findings(log_probs, value, reference))
+
+
+def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(log_probs) -> perplexity``.
+
+    Inputs: ``log_probs`` a list of S float64 arrays, one per sentence, the natural-log probability the model
+    gave each of its predictions, the end of the sentence (``<eos>``) last; every sentence has a word and its end.
+    Expected: one float, the corpus perplexity exp(-(1/N) Σ log p) over all N predictions of all sentences
+    (what :meth:`course.ngram.KneserNeyLM.perplexity` and :func:`course.elmo.perplexity.evaluate_perplexity`
+    compute); a held-out set of thousands of predictions included.
+    """
+    rng, _ = _start(function, "perplexity", seed, trials)
+    failures = _Failures()
+
+    def draw() -> tuple[int, ...]:
+        count = int(np.exp(rng.uniform(0, np.log(300))))  # 1 to 300 sentences
+        return tuple(int(n) for n in rng.integers(2, 41, count))
+
+    sizes = _sizes(trials, [(2,), (2, 5), (3, 2, 8)], draw)
+    for lengths in sizes:
+        log_probs = _log_prob_case(rng, lengths)
+        where = f"{_count(len(lengths), 'sentence')}, N={sum(lengths)} predictions"
+        _perplexity_trial(function, log_probs, _perplexity_reference(log_probs), where, failures)
+    failures.raise_if_any()
+    _right(f"the perplexity matches exp(-(1/N) Σ log p) over all N predictions on {trials} random held-out sets "
+           f"({_span([len(s) for s in sizes])} sentences, N from {_span([sum(s) for s in sizes])}).")
+
+
+def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
+    """The natural-log probability ``model`` (a :class:`course.ngram.KneserNeyLM`) gives each of its predictions
+    in each sentence: one array per sentence, its words and then ``<eos>``, as its perplexity counts them."""
+    sentences = [list(sentence) for sentence in sentences]
+    log_probs = np.log(model._probabilities(model._grams(sentences)))
+    return np.split(log_probs, np.cumsum([len(sentence) + 1 for sentence in sentences])[:-1])
+
+
+def check_perplexity_on_model(function, model, sentences) -> None:
+    """Check ``function(log_probs)`` on a real model: with the log-probabilities a
+    :class:`course.ngram.KneserNeyLM` gives held-out ``sentences`` it should return ``model.perplexity(sentences)``.
+    """
+    _start(function, "perplexity", 0, 1)
+    log_probs = kneser_ney_log_probs(model, sentences)
+    if not log_probs:
+        raise ValueError("no sentences to measure the perplexity on")
+    reference = float(model.perplexity(sentences))
+    failures = _Failures()
+    where = f"{model!r} on {_count(len(log_probs), 'held-out sentence')}, N={sum(map(len, log_probs))} predictions"
+    _perplexity_trial(function, log_probs, reference, where, failures)
+    failures.raise_if_any()
+    _right(f"your perplexity of the {_count(len(log_probs), 'sentence')} ({sum(map(len, log_probs)):,} predictions, "
+           f"<eos> included) is {reference:,.2f}, as the model's own perplexity().")
+
+
+# --------------------------------------------------------------------- char-CNN and highway layer
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread while a check runs: its tensors are tiny, and on a busy machine waking a second thread
+    for every small operation made the checks many times slower. The setting is put back afterwards."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@dataclass
+class _Words:
+    """A batch of words and the weights of the char-CNN and one highway layer, as float64 torch tensors (the
+    values the student gets in float32).
+
+    ``embedded`` ``(N, C, c)`` with zero vectors at padding, ``lengths`` ``(N,)`` characters per word, ``filters``
+    ``[(weight (n_i, c, w_i), bias (n_i,))]``, ``highway`` ``(W_H, b_H, W_T, b_T)`` in nn.Linear's layout."""
+
+    embedded: object
+    lengths: object
+    filters: list
+    highway: tuple
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return tuple(self.embedded.shape)
+
+    @property
+    def num_features(self) -> int:
+        return sum(int(weight.shape[0]) for weight, _ in self.filters)
+
+    def where(self) -> str:
+        n, c_positions, c = self.shape
+        widths = ", ".join(str(int(weight.shape[2])) for weight, _ in self.filters)
+        low, high = int(self.lengths.min()), int(self.lengths.max())
+        characters = _count(low, "character") if low == high else f"{low} to {high} characters"
+        return (f"N={_count(n, 'word')} of {characters}, C={_count(c_positions, 'position')}, "
+                f"c={c}, filter widths {widths}, D={self.num_features}")
+
+    def arguments(self) -> tuple:
+        """What the student's function gets: float32 copies, and the mask."""
+        import torch
+
+        mask = torch.arange(self.shape[1])[None, :] < self.lengths[:, None]
+        return (self.embedded.float(), mask, [(weight.float(), bias.float()) for weight, bias in self.filters],
+                *(tensor.float() for tensor in self.highway))
+
+
+def _random_words(rng: np.random.Generator, lengths: Sequence[int], positions: int, char_dim: int,
+                  filters: Sequence[tuple[int, int]]) -> _Words:
+    """Character embeddings (zeros at padding) and weights at the scale of a real char-CNN, rounded to float32:
+    scores of order 1, filter biases of either sign, so that on a short word the padding's windows (which score
+    the bias) often beat the word's own and its pooled features are often negative."""
+    import torch
+
+    lengths = np.asarray(lengths, dtype=np.int64)
+    embedded = rng.normal(size=(len(lengths), positions, char_dim))
+    embedded[np.arange(positions)[None, :] >= lengths[:, None]] = 0.0
+    weights = [(rng.normal(0, 1 / math.sqrt(char_dim * width), (number, char_dim, width)), rng.uniform(-1, 1, number))
+               for width, number in filters]
+    d = sum(number for _, number in filters)
+    highway = (rng.normal(0, 1 / math.sqrt(d), (d, d)), rng.normal(0, 0.5, d),
+               rng.normal(0, 1 / math.sqrt(d), (d, d)), rng.normal(0, 1.0, d))
+
+    def tensor(array):
+        return torch.from_numpy(np.asarray(array, dtype=np.float32)).double()  # float32 values, in float64
+
+    return _Words(tensor(embedded), torch.from_numpy(lengths), [(tensor(w), tensor(b)) for w, b in weights],
+                  tuple(tensor(array) for array in highway))
+
+
+def _reference_from_encoder(encoder, char_ids):
+    """``(N, D)``: the encoder's char-CNN and its FIRST highway layer, in float64 (its own modules, with the
+    later highway layers and the projection taken off)."""
+    from torch import nn
+
+    one = copy.deepcopy(encoder).cpu().double()
+    one.highways = one.highways[:1]
+    one.projection = nn.Identity()
+    return one.encode_distinct(char_ids).detach()
+
+
+def _encoder_reference(words: _Words):
+    """``(N, D)`` from :class:`course.elmo.token_encoder.TokenEncoder` given the same weights: one character id
+    per position of each word, whose embedding is the given one; id 0, padding, embeds as zeros."""
+    from ...elmo.config import ElmoConfig  # noqa: I001 (course.elmo first: it sets OpenMP's policy for torch)
+    from ...elmo.token_encoder import TokenEncoder
+    import torch
+
+    n, positions, char_dim = words.shape
+    d = words.num_features
+    config = ElmoConfig(char_dim=char_dim, filters=tuple((int(w.shape[2]), int(w.shape[0])) for w, _ in words.filters),
+                        highway_layers=1, projection_dim=d, lstm_dim=d + 1)
+    encoder = TokenEncoder(config, n * positions + 1).double()
+    char_ids = torch.arange(1, n * positions + 1).reshape(n, positions)
+    char_ids = char_ids.masked_fill(torch.arange(positions)[None, :] >= words.lengths[:, None], 0)
+    with torch.no_grad():
+        encoder.char_embedding.weight.zero_()
+        encoder.char_embedding.weight[1:] = words.embedded.reshape(n * positions, char_dim)
+        for convolution, (weight, bias) in zip(encoder.convolutions, words.filters, strict=True):
+            convolution.weight.copy_(weight)
+            convolution.bias.copy_(bias)
+        highway = encoder.highways[0]
+        for parameter, value in zip((highway.transform.weight, highway.transform.bias, highway.gate.weight,
+                                     highway.gate.bias), words.highway, strict=True):
+            parameter.copy_(value)
+    return _reference_from_encoder(encoder, char_ids)
+
+
+_WRONG_AXIS = ("convolves along the wrong axis, the embedding's c numbers instead of the C positions: conv1d wants "
+               "(N, channels, length) = (N, c, C), so transpose the (N, C, c) embeddings first")
+# The usual mistakes, each a switch of _pool: (key, switches, what is wrong with the pooled features)
+_POOLINGS = [
+    ("", {}, None),
+    ("padding", {"windows": "all"},
+     "lets the padding into the max-pool: a window that starts on padding sees only zeros and scores the filter's "
+     "bias b_i, which beats every window of a short word whenever b_i is larger; give the windows that start on "
+     "padding -inf before the max"),
+    ("inside", {"windows": "inside"},
+     "keeps only the windows that lie wholly inside the word; a window may start at any character of the word and "
+     "run past its end into zeros (pad the right end with w - 1 zero columns), so that a word shorter than the "
+     "filter still gets a feature"),
+    ("right end", {"windows": "unpadded"},
+     "has no zero columns at the right end, so a word that fills its row loses its last w - 1 windows: pad the "
+     "right end with w - 1 zeros before the convolution, so that every character starts a window"),
+    ("mean", {"pool": "mean"},
+     "averages the scores over the positions; the char-CNN max-pools: each filter keeps its best match anywhere "
+     "in the word"),
+    ("axis", {"axis": "filters"},
+     "max-pools over the wrong axis, the filters: the convolution gives (N, n_i, C), one score per filter and "
+     "window start, and the max runs over the last axis, the C window positions, leaving (N, n_i)"),
+    ("axis", {"transpose": True}, _WRONG_AXIS),
+]
+_HIGHWAYS = [
+    ("", {}, None),
+    ("gate", {"gate": "transform"},
+     "has the highway gate the wrong way round: g = σ(W_T x + b_T) is the share of the input x carried through, "
+     "y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H); yours gives g to the transformed part"),
+    ("layout", {"layout": "transposed"},
+     "uses W_H and W_T transposed: they are stored as nn.Linear stores its weight, (out, in), so W x is x @ W.T"),
+    ("transform relu", {"transform_relu": False},
+     "has no ReLU in the highway's transformed part, ReLU(W_H x + b_H)"),
+    ("no highway", {"highway": False},
+     "stops after the pooling: the highway layer y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H) is missing"),
+]
+_NO_RELU = "has no ReLU after the max-pool: each feature is ReLU(max over the windows)"
+
+
+def _scores(words: _Words, transpose: bool = False) -> list | None:
+    """Each filter's scores ``(N, n_i, length)`` at every window start, the right end padded with w - 1 zeros, in
+    float64: over the C positions, or (``transpose``, a mistake) over the c numbers of the embeddings, which
+    conv1d reads that way when they are not transposed (None where the shapes do not allow it)."""
+    import torch.nn.functional as F
+
+    x = words.embedded if transpose else words.embedded.transpose(1, 2)  # (N, channels, length)
+    if x.shape[1] != words.shape[2]:
+        return None
+    return [F.conv1d(F.pad(x, (0, int(weight.shape[2]) - 1)), weight, bias) for weight, bias in words.filters]
+
+
+def _pool(words: _Words, scores: list | None = None, *, windows: str = "word", pool: str = "max",
+          axis: str = "positions", relu: bool = True, transpose: bool = False):
+    """``(N, D)`` pooled features in float64 from ``scores`` (default: ``_scores(words, transpose)``), with
+    switches that make one mistake each (None where the mistake gives no answer of that shape)."""
+    import torch
+
+    scores = _scores(words, transpose) if scores is None else scores
+    if scores is None:
+        return None
+    pooled = []
+    for (weight, _), filter_scores in zip(words.filters, scores, strict=True):
+        width, (count, length) = int(weight.shape[2]), (len(filter_scores), filter_scores.shape[2])
+        starts, lengths = torch.arange(length)[None, :], words.lengths[:, None]
+        valid = {"word": starts < lengths,
+                 "all": torch.ones(count, length, dtype=torch.bool),
+                 "inside": starts + width <= lengths,
+                 "unpadded": (starts < lengths) & (starts + width <= length)}[windows][:, None, :]
+        if pool == "mean":
+            features = (filter_scores * valid).sum(2) / valid.sum(2).clamp(min=1)
+        else:
+            features = filter_scores.masked_fill(~valid, float("-inf")).max(dim=1 if axis == "filters" else 2).values
+        pooled.append(torch.relu(features) if relu else features)
+    pooled = torch.cat(pooled, dim=1)
+    return pooled if pooled.shape == (count, words.num_features) else None
+
+
+def _highway(words: _Words, x, *, gate: str = "carry", layout: str = "linear", transform_relu: bool = True,
+             highway: bool = True):
+    """One highway layer on ``x`` ``(N, D)``, with switches that make one mistake each."""
+    import torch
+
+    if not highway:
+        return x
+    w_h, b_h, w_t, b_t = words.highway
+    if layout == "linear":
+        w_h, w_t = w_h.T, w_t.T
+    g = torch.sigmoid(x @ w_t + b_t)
+    h = x @ w_h + b_h
+    h = torch.relu(h) if transform_relu else h
+    return g * x + (1 - g) * h if gate == "carry" else g * h + (1 - g) * x
+
+
+def _char_cnn_findings(words: _Words, value: np.ndarray, reference: np.ndarray) -> list[tuple[str, str]]:
+    atol = TORCH_ATOL * max(1.0, float(np.abs(reference).max()))
+    findings = []
+    scores = {transpose: _scores(words, transpose) for transpose in (False, True)}  # the convolutions, once
+    for (pool_key, pool_switches, pool_wrong), relu in ((pooling, relu) for pooling in _POOLINGS
+                                                        for relu in (True, False)):
+        transpose = pool_switches.get("transpose", False)
+        pooled = None if scores[transpose] is None else _pool(words, scores[transpose], relu=relu, **pool_switches)
+        if pooled is None:
+            continue
+        for highway_key, highway_switches, highway_wrong in _HIGHWAYS:
+            parts = [part for part in (pool_wrong, None if relu else _NO_RELU, highway_wrong) if part]
+            if not parts:
+                continue
+            candidate = _highway(words, pooled, **highway_switches).numpy()
+            if np.all(np.isfinite(candidate)) and _close(value, candidate, atol):
+                key = "+".join(k for k in (pool_key, "" if relu else "relu", highway_key) if k)
+                findings.append((key, "Your function " + "; and it ".join(parts)))
+    generic = f"Your features differ from TokenEncoder's char-CNN and highway layer on the same weights: " \
+              f"{_worst(value, reference)}"
+    return _simplest_first(findings) + [(GENERIC, generic)]
+
+
+def _char_cnn_trial(function, words: _Words, reference, failures) -> None:
+    import torch
+
+    where = words.where()
+    n, positions, char_dim = words.shape
+    d = words.num_features
+    try:
+        result = _call(function, words.arguments(), shapes=f"embedded {(n, positions, char_dim)}, mask "
+                                                           f"{(n, positions)}, {_count(len(words.filters), 'filter')}"
+                                                           f" and highway weights {(d, d)}")
+    except CheckFailed as failure:
+        failures.raise_if_any()  # an earlier input showed what is wrong: that says more than the error
+        cause = str(failure.__cause__)
+        if positions != char_dim and f"to have {char_dim} channels, but got {positions} channels" in cause:
+            raise CheckFailed(_sentence(f"Your function {_WRONG_AXIS} (conv1d said: {cause.rstrip('.')})",
+                                        where)) from failure
+        if "Kernel size can't be greater than actual input size" in cause:
+            raise CheckFailed(_sentence(f"Your function raised RuntimeError: {cause.rstrip('.')}. A word here is "
+                                        "shorter than a filter: pad the right end with w - 1 zero columns before "
+                                        "the convolution, so that every character starts a window", where)) \
+                from failure
+        if type(failure.__cause__).__name__ in ("RuntimeError", "IndexError", "ValueError"):  # graded: a stand-in
+            raise CheckFailed(f"{str(failure)[:-1]}. Check the axes: conv1d wants (N, c, C), channels first; "
+                              "max-pool each filter's (N, n_i, C) scores over the last axis, the window positions, "
+                              "to get (N, n_i), and put the widths' features side by side, (N, D).") from failure
+        raise
+    if isinstance(result, torch.Tensor):
+        result = result.detach().cpu().double()
+    value = _array(result, "The result", (n, d), "(N, D)", where)
+    reference = reference.numpy()
+    if not _close(value, reference, TORCH_ATOL * max(1.0, float(np.abs(reference).max()))):
+        failures.add(where, _char_cnn_findings(words, value, reference))
+
+
+def check_char_cnn_highway(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(embedded, mask, filters, W_H, b_H, W_T, b_T) -> (N, D)``.
+
+    Inputs (torch float32): ``embedded`` ``(N, C, c)`` the character embeddings of N words (each word's
+    characters first, then padding, which holds zero vectors), ``mask`` ``(N, C)`` bool, True at the
+    characters; ``filters`` a list of ``(weight (n_i, c, w_i), bias (n_i,))``, as nn.Conv1d stores them;
+    ``W_H, b_H, W_T, b_T`` ``(D, D), (D,), (D, D), (D,)`` with D = Σ n_i, as nn.Linear stores them. Expected: per
+    filter ReLU of its largest score over the windows that start at the word's characters (windows run past the
+    word's end into zeros), the widths side by side, then y = g x + (1 - g) ReLU(W_H x + b_H),
+    g = σ(W_T x + b_T): :class:`course.elmo.token_encoder.TokenEncoder` with one highway layer and no projection.
+    """
+    with _one_thread():
+        _check_char_cnn_highway(function, seed, trials)
+
+
+def _check_char_cnn_highway(function, seed: int | None, trials: int) -> None:
+    rng, _ = _start(function, "char_cnn_highway", seed, trials)
+    failures = _Failures()
+
+    def draw():
+        lengths = rng.integers(1, 11, int(rng.integers(1, 9)))
+        positions = int(lengths.max()) + (0 if rng.random() < 0.5 else int(rng.integers(1, 5)))
+        widths = np.sort(rng.choice(np.arange(1, 6), int(rng.integers(1, 4)), replace=False))
+        return (tuple(int(n) for n in lengths), positions, int(rng.integers(1, 9)),
+                tuple((int(w), int(rng.integers(1, 9))) for w in widths))
+
+    # (lengths, C, c, filters): one character; words shorter than their filter; a word that fills its row; two
+    # widths. In the second and third c = C = n_1, so that a pooling or a convolution over the wrong axis still
+    # gives (N, D) and the check can say which it is
+    edges = [((1,), 1, 1, ((1, 1),)), ((1, 2), 4, 4, ((3, 4),)), ((6, 3, 1), 6, 6, ((2, 6),)),
+             ((5, 3, 1), 5, 2, ((1, 2), (2, 3)))]
+    sizes = _sizes(trials, edges, draw)
+    for lengths, positions, char_dim, filters in sizes:
+        words = _random_words(rng, lengths, positions, char_dim, filters)
+        _char_cnn_trial(function, words, _encoder_reference(words), failures)
+    failures.raise_if_any()
+    _right(f"the pooled features and the highway layer match TokenEncoder's on {trials} random batches of words "
+           f"(N from {_span([len(size[0]) for size in sizes])} words, C from {_span([size[1] for size in sizes])} "
+           f"positions, D from {_span([sum(n for _, n in size[3]) for size in sizes])} features).")
+
+
+def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
+    """Check ``function`` on a real :class:`course.elmo.token_encoder.TokenEncoder` and real words: ``char_ids``
+    ``(N, C)`` int64 (0 = padding, e.g. ``CharacterVocabulary.encode(words)``) embedded by the encoder, its
+    filters and its first highway layer; the result should be what its own modules give."""
+    import torch
+
+    _start(function, "char_cnn_highway", 0, 1)
+    if not len(encoder.highways):
+        raise ValueError("the encoder has no highway layer")
+    char_ids = torch.as_tensor(np.asarray(char_ids), dtype=torch.int64)
+    if char_ids.ndim != 2 or not len(char_ids) or not bool((char_ids != 0).any(1).all()):
+        raise ValueError(f"char_ids should be (N, C) with a character in every row, got shape {tuple(char_ids.shape)}")
+    encoder = copy.deepcopy(encoder).cpu().float()
+    with torch.no_grad(), _one_thread():
+        highway = encoder.highways[0]
+        words = _Words(encoder.char_embedding(char_ids).double(), (char_ids != 0).sum(1),
+                       [(conv.weight.double(), conv.bias.double()) for conv in encoder.convolutions],
+                       tuple(p.double() for p in (highway.transform.weight, highway.transform.bias,
+                                                  highway.gate.weight, highway.gate.bias)))
+        reference = _reference_from_encoder(encoder, char_ids)
+        failures = _Failures()
+        _char_cnn_trial(function, words, reference, failures)
+    failures.raise_if_any()
+    _right(f"on {_count(len(char_ids), 'real word')} and the model's own char-CNN ({words.num_features} filters) "
+           "and first highway layer, your features are those of its TokenEncoder.")
+

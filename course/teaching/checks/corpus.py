@@ -1,0 +1,331 @@
+"""Checks of the assignments on counting text (notebooks 00 and 01): the out-of-vocabulary rate that the
+training counts predict for new text, and positive PMI with a smoothed context distribution."""
+
+from __future__ import annotations
+
+import warnings
+from itertools import product
+
+import numpy as np
+
+from .common import (
+    GENERIC,
+    CheckFailed,
+    _array,
+    _call,
+    _close,
+    _count,
+    _right,
+    _sentence,
+    _sizes,
+    _span,
+    _start,
+    _worst,
+)
+
+# ------------------------------------------------------------------------------ OOV rate estimate
+
+
+def _oov_reference(counts: np.ndarray, min_counts: np.ndarray) -> np.ndarray:
+    """``(M,)`` the leave-one-out (Good–Turing) estimate of the OOV rate of new text at each min_count:
+    the share of the N training tokens whose type is seen at most m times, Σ_{w: 1 <= c(w) <= m} c(w) / N.
+
+    Leave out one training token of a type seen c times: the rest of the text has it c - 1 times, so it is
+    out of a vocabulary cut at m when c - 1 < m. Summed over r = c - 1 this is Good–Turing's
+    Σ_{r < m} (r + 1) N_{r+1} / N.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    kept = counts[None, :] <= np.asarray(min_counts, dtype=np.int64)[:, None]  # (M, V)
+    return (kept * counts).sum(axis=1) / counts.sum()
+
+
+def _oov_inputs(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training counts of ``size`` types (a Zipfian sample of tokens: many singletons, some zeros) and
+    2 to 6 distinct thresholds in random order, 1 among them, one above the largest count at times."""
+    probabilities = 1 / np.arange(1, size + 1) ** rng.uniform(0.8, 1.4)
+    tokens = int(rng.integers(max(2, size // 2), 20 * size + 1))
+    counts = rng.multinomial(tokens, probabilities / probabilities.sum())[rng.permutation(size)].astype(np.int64)
+    top = int(counts.max())
+    others = np.exp(rng.uniform(np.log(2), np.log(top + 3), int(rng.integers(1, 6)))).astype(np.int64)
+    small = [int(rng.integers(2, 6))] if rng.random() < 0.7 else []
+    above = [top + int(rng.integers(1, 3))] if rng.random() < 0.2 else []
+    min_counts = np.unique(np.concatenate([[1], small, others, above])).astype(np.int64)
+    return counts, rng.permutation(min_counts)
+
+
+OOV_EDGES = [  # (training counts, min_counts): one type; every token a singleton; zeros, min_count above all
+    (np.array([3]), np.array([1, 3, 4])),
+    (np.array([1, 1]), np.array([2, 1])),
+    (np.array([4, 0, 1, 2, 1]), np.array([1, 2, 3, 5])),
+]
+
+
+def check_oov_rate_estimate(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(counts, min_counts) -> rates``.
+
+    Inputs: ``counts`` ``(V,)`` int64 training counts (>= 0, some zero, not all), ``min_counts`` ``(M,)``
+    int64 thresholds >= 1 in any order. Expected: ``(M,)`` the OOV rate that leave-one-out (Good–Turing)
+    predicts for new text from the same source, with a vocabulary of the types counted at least m times.
+    """
+    rng, failures = _start(function, "oov_rate_estimate", seed, trials)
+    inputs = _sizes(trials, OOV_EDGES, lambda: _oov_inputs(rng, int(rng.integers(4, 401))))
+    for counts, min_counts in inputs:
+        where = (f"V={_count(len(counts), 'type')}, N={int(counts.sum())} tokens, "
+                 f"min_counts={min_counts.tolist()}")
+        try:
+            result = _call(function, (counts.copy(), min_counts.copy()),
+                           shapes=f"counts {counts.shape}, min_counts {min_counts.shape}")
+        except CheckFailed as failure:
+            if min_counts.max() <= counts.max():
+                raise
+            raise CheckFailed(f"{failure} Here min_count {min_counts.max()} is above the largest count, "
+                              f"{counts.max()}: no type reaches it, and the estimate is 1.") from failure.__cause__
+        rates = _array(result, "The result", min_counts.shape, "(M,)", where)
+        reference = _oov_reference(counts, min_counts)
+        if not _close(rates, reference):
+            failures.add(where, _oov_findings(counts, min_counts, rates, reference))
+    failures.raise_if_any()
+    sizes = [len(counts) for counts, _ in inputs]
+    _right(f"the estimates match leave-one-out (Good–Turing) on {trials} random inputs "
+           f"(V from {_span(sizes)} types, min_count up to {max(int(m.max()) for _, m in inputs)}).")
+
+
+def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]:
+    total = counts.sum()
+    c, m = counts[None, :], min_counts[:, None]  # (1, V), (M, 1)
+
+    def share(chosen, over=total):
+        return (chosen * c).sum(axis=1) / over
+
+    seen_types = (counts > 0).sum()
+    candidates = [  # (key, what a mistake gives, what is wrong)
+        ("training", share((c >= 1) & (c < m)),
+         "Your estimate is the share of the training text that the vocabulary leaves out, Σ over c(w) < m of "
+         "c(w) / N, which is 0 at min_count 1. A new token is not among the counts that make the vocabulary: "
+         "take one token out of the training text first, and ask whether its type still reaches min_count"),
+        ("one too many", share(c <= m + 1),
+         "Your estimate also counts the types seen exactly m + 1 times: with one of their occurrences taken away "
+         "they still have m and stay in the vocabulary"),
+        ("unseen only", share(np.broadcast_to(c == 1, (len(min_counts), len(counts)))),
+         "Your estimate is N_1 / N at every min_count: that is Good–Turing's share of the types never seen "
+         "(r = 0) only; a vocabulary cut at m also leaves out the types seen 1 to m − 1 times"),
+        ("no unseen", share((c >= 2) & (c <= m)),
+         "Your estimate leaves out the types never seen in training (r = 0): Good–Turing gives them the share "
+         "N_1 / N of new text, the whole OOV rate at min_count 1"),
+        ("types", ((c >= 1) & (c <= m)).sum(axis=1) / max(seen_types, 1),
+         "Your estimate counts types, not tokens: the OOV rate is a share of the running text, so every type "
+         "weighs as much as its count"),
+        *(("types", chosen.sum(axis=1) / len(counts),
+           "Your estimate counts types, not tokens (and the zero entries as types): the OOV rate is a share of "
+           "the running text, so every type weighs as much as its count")
+          for chosen in (c <= m, (c >= 1) & (c <= m))),
+        ("N - 1", share(c <= m, total - 1) if total > 1 else None,
+         "Your estimate divides by N − 1: each of the N training tokens is left out once, so the share is "
+         "over N"),
+        ("not a share", share(c <= m, 1),
+         "Your estimate is a number of tokens, not a share: divide by N, the number of training tokens"),
+        ("coverage", 1 - reference,
+         "Your estimate is the share of new tokens that the vocabulary covers; return the share it misses"),
+        ("order", _oov_reference(counts, np.sort(min_counts)),
+         "Your rates are in the order of the sorted min_counts; return them in the order given"),
+    ]
+    findings = [(key, wrong) for key, value, wrong in candidates if value is not None and _close(rates, value)]
+    if rates.min() < -1e-12 or rates.max() > 1 + 1e-9:
+        findings.append(("fact:range", f"Some estimates are outside [0, 1] (from {rates.min():.4g} to "
+                                       f"{rates.max():.4g}); an OOV rate is a share of tokens"))
+    worst = int(np.argmax(np.abs(rates - reference)))
+    return findings + [(GENERIC, "The estimates differ from the leave-one-out (Good–Turing) estimate: at min_count "
+                                 f"{min_counts[worst]} you return {rates[worst]:.6g}, expected {reference[worst]:.6g}")]
+
+
+# ------------------------------------------------------------------------------------- positive PMI
+
+
+def _ppmi_reference(counts: np.ndarray, alpha: float) -> np.ndarray:
+    """``(V, C)`` :func:`course.count_vectors.ppmi` of a dense matrix, as a dense matrix."""
+    import scipy.sparse as sp
+
+    from ...count_vectors import ppmi
+
+    return ppmi(sp.csr_matrix(counts), context_smoothing=alpha).toarray()
+
+
+def _ppmi_variant(counts: np.ndarray, *, word_power: float, context_power: float, scale: str = "sum",
+                  base: float = np.e, clip: bool = True) -> np.ndarray:
+    """PPMI as a mistake computes it: the word and context marginals raised to their powers; a powered
+    marginal divided by its own sum (``scale="sum"``, right), not divided (``"none"``), divided by the total
+    count (``"total"``), or the probability raised to the power (``"probability"``); the logarithm to
+    ``base``; negative PMI kept (``clip=False``). Cells with X_wc = 0 are 0."""
+    total = counts.sum()
+    rows, cols = counts.sum(axis=1), counts.sum(axis=0)
+
+    def marginal(sums: np.ndarray, power: float) -> np.ndarray:
+        if power == 1.0:
+            return sums / total
+        return {"sum": lambda: sums**power / (sums**power).sum(), "none": lambda: sums**power,
+                "total": lambda: sums**power / total, "probability": lambda: (sums / total) ** power}[scale]()
+
+    p_word, p_context = marginal(rows, word_power), marginal(cols, context_power)
+    r, c = np.nonzero(counts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmi = (np.log(counts[r, c] / total) - np.log(p_word[r]) - np.log(p_context[c])) / np.log(base)
+    out = np.zeros_like(counts, dtype=np.float64)
+    out[r, c] = np.maximum(pmi, 0.0) if clip else pmi
+    return out
+
+
+def _ppmi_inputs(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """``shape`` counts: integer or harmonic (sums of 1/d) values, many zeros, at times an all-zero row or
+    column; never all zero."""
+    rows, cols = shape
+    density = rng.uniform(0.15, 0.9)
+    values = rng.integers(1, 60, shape).astype(np.float64)
+    if rng.random() < 0.5:
+        values = values / rng.integers(1, 6, shape)
+    counts = np.where(rng.random(shape) < density, values, 0.0)
+    if rows > 2 and rng.random() < 0.7:
+        counts[rng.integers(rows)] = 0.0
+    if cols > 2 and rng.random() < 0.7:
+        counts[:, rng.integers(cols)] = 0.0
+    if not counts.any():
+        counts[rng.integers(rows), rng.integers(cols)] = 1.0
+    return counts
+
+
+PPMI_EDGES = [  # one cell; a zero row and a zero column; a rectangle with a zero column
+    np.array([[3.0]]),
+    np.array([[4.0, 0.0], [0.0, 0.0]]),
+    np.array([[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]]),
+    np.array([[2.0, 0.0, 1.0], [0.0, 5.0, 0.5], [1.0, 3.0, 0.0], [0.0, 0.0, 0.0]]),
+]
+
+
+def _ppmi_settings(rng: np.random.Generator, trial: int) -> tuple[float, bool]:
+    """(alpha, use the default): the default on the first trials and some others."""
+    if trial < 4:
+        return 0.75, True
+    options = [(0.75, True), (0.75, False), (1.0, False), (0.5, False), (float(rng.uniform(0.3, 0.95)), False)]
+    return options[int(rng.integers(len(options)))]
+
+
+def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(counts, alpha=0.75) -> ppmi``.
+
+    Inputs: ``counts`` ``(V, C)`` float64 co-occurrence counts >= 0, words in rows and contexts in columns,
+    not symmetric, with zero cells and at times an all-zero row or column (never all zero). Expected:
+    ``(V, C)`` max(0, log P(w, c) / (P(w) P_alpha(c))) with P_alpha(c) = (Σ_w X_wc)^alpha / Σ_c' (Σ_w X_wc')^alpha
+    and the natural logarithm, 0 wherever X_wc = 0, no nan or inf and no numpy RuntimeWarning on the way
+    (:func:`course.count_vectors.ppmi`). Some trials pass ``alpha``, others use the default.
+    """
+    rng, failures = _start(function, "positive_pmi", seed, trials)
+    inputs = _sizes(trials, PPMI_EDGES,
+                    lambda: _ppmi_inputs(rng, (int(rng.integers(3, 61)), int(rng.integers(3, 61)))))
+    for trial, counts in enumerate(inputs):
+        alpha, default = _ppmi_settings(rng, trial)
+        setting = "the default alpha" if default else f"alpha={alpha:g}"
+        where = f"V×C = {counts.shape[0]}×{counts.shape[1]}, {setting}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = _call(function, (counts.copy(),), {} if default else {"alpha": alpha},
+                               shapes=f"counts {counts.shape}")
+            except CheckFailed as failure:
+                if counts.shape[0] == counts.shape[1] or "broadcast" not in str(failure):
+                    raise
+                raise CheckFailed(f"{failure} The matrix has V = {counts.shape[0]} rows (words) and "
+                                  f"C = {counts.shape[1]} columns (contexts): P(w) sums each row (axis=1), "
+                                  "P(c) each column (axis=0), and a (V,) vector meets the (V, C) matrix as a "
+                                  "column, [:, None].") from failure.__cause__
+        if hasattr(result, "toarray"):  # a scipy sparse matrix is fine too
+            result = result.toarray()
+        reference = _ppmi_reference(counts, alpha)
+        _ppmi_not_finite(counts, result, where)
+        values = _array(result, "The result", counts.shape, "(V, C)", where)
+        findings = [] if _close(values, reference) else _ppmi_findings(counts, alpha, default, values, reference)
+        numpy_warnings = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+        if numpy_warnings and not findings:
+            findings = [("fact:warning", f"Your values are right, but numpy warned on the way: "
+                                         f"\"{numpy_warnings[0].message}\". Zero counts are the case to handle, "
+                                         "not to compute through: take the logarithm of the cells with "
+                                         "X_wc > 0 only, and divide only by marginals that are not 0")]
+        if findings:
+            failures.add(where, findings)
+    failures.raise_if_any()
+    smallest, largest = (f"{counts.shape[0]}×{counts.shape[1]}" for counts in (inputs[0], max(inputs, key=np.size)))
+    _right(f"PPMI matches the course's ppmi on {trials} random count matrices (V×C from {smallest} to {largest}, "
+           "with all-zero rows and columns, the default alpha and others), with no nan, inf or warning.")
+
+
+def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
+    """CheckFailed naming the zero counts when the result holds nan or inf where they are."""
+    try:
+        array = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return  # _array says what is wrong
+    if array.shape != counts.shape or np.all(np.isfinite(array)):
+        return
+    empty = (counts.sum(axis=1) == 0)[:, None] | (counts.sum(axis=0) == 0)[None, :]  # (V, C)
+    bad = ~np.isfinite(array)
+    kinds = " and ".join(name for name, found in (("nan", np.isnan(array).any()), ("-inf", np.isneginf(array).any()),
+                                                  ("inf", np.isposinf(array).any())) if found)
+    if bad[~empty].any() and (counts[bad] > 0).any():
+        message = f"The result contains {kinds} in cells where X_wc > 0"
+    elif not bad[~empty].any():
+        message = (f"The result contains {kinds} in the rows or columns whose counts are all 0 (a word or a context "
+                   "that never occurs: P(w) = 0 or P(c) = 0, and 0/0 is nan); the pair was never seen, so its "
+                   "PPMI is 0")
+    else:
+        message = (f"The result contains {kinds} in cells where X_wc = 0 (log 0 = -inf, and 0/0 is nan); a pair "
+                   "never seen has PPMI 0")
+    raise CheckFailed(_sentence(message, where))
+
+
+def _ppmi_findings(counts, alpha, default, values, reference) -> list[tuple[str, str]]:
+    findings = []
+    zero = counts == 0
+    if np.any(values[zero] != 0):
+        at = tuple(int(i) for i in np.argwhere(zero & (values != 0))[0])
+        findings.append(("fact:zero cell", f"A cell with X_wc = 0 should have PPMI 0 (the pair was never seen); "
+                                           f"at {at} you return {values[at]:.4g} (is something added to the "
+                                           "counts or to the probabilities to keep the logarithm finite?)"))
+    smoothing = [("", 1.0, alpha, None)]
+    if alpha != 1:
+        smoothing += [
+            ("no smoothing", 1.0, 1.0, "has no context smoothing: P_α(c) ∝ (Σ_w X_wc)^α"
+                                       + (", with α = 0.75 by default" if default else f" with α = {alpha:g}")),
+            ("words", alpha, 1.0, "smooths the word distribution P(w) (the row sums); the power α goes on the "
+                                  "context distribution P(c), the column sums"),
+            ("both", alpha, alpha, "smooths the word distribution P(w) too; only the context distribution P(c) "
+                                   "is raised to the power α"),
+        ]
+    if alpha != 0.75 and not default:
+        smoothing.append(("alpha argument", 1.0, 0.75, "ignores the alpha argument (uses 0.75)"))
+    scales = [("", "sum", None),
+              ("normalise", "probability", "raises P(c) to the power α but does not normalise again: the powered "
+                                           "values must be divided by their own sum to make a distribution"),
+              ("normalise", "none", "uses the powered column sums (Σ_w X_wc)^α as P_α(c) without dividing by "
+                                    "their sum"),
+              ("normalise", "total", "divides the powered column sums (Σ_w X_wc)^α by the total count; P_α(c) "
+                                     "divides them by their own sum")]
+    bases = [("", np.e, None), ("log2", 2.0, "uses log base 2 (bits); the course's PPMI uses the natural "
+                                              "logarithm, np.log"),
+             ("log10", 10.0, "uses log base 10; the course's PPMI uses the natural logarithm, np.log")]
+    clips = [("", True, None), ("clip", False, "keeps the negative values: this is PMI, not PPMI = max(0, PMI)")]
+    for (s_key, word_power, context_power, s_wrong), (n_key, scale, n_wrong), (b_key, base, b_wrong), \
+            (c_key, clip, c_wrong) in product(smoothing, scales, bases, clips):
+        if scale != "sum" and word_power == context_power == 1.0:
+            continue  # nothing is smoothed, so nothing to normalise
+        wrong = [part for part in (s_wrong, n_wrong, b_wrong, c_wrong) if part]
+        if not wrong:
+            continue
+        variant = _ppmi_variant(counts, word_power=word_power, context_power=context_power, scale=scale, base=base,
+                                clip=clip)
+        if _close(values, variant):
+            findings.append(("+".join(k for k in (s_key, n_key, b_key, c_key) if k),
+                             "Your PPMI " + "; and it ".join(wrong)))
+    if values.min() < 0:
+        findings.append(("fact:negative", f"Some values are negative (down to {values.min():.4g}): PPMI keeps only "
+                                          "the positive part, max(0, PMI)"))
+    return findings + [(GENERIC, f"The values differ from the course's ppmi(counts, context_smoothing=alpha): "
+                                 f"{_worst(values, reference)}")]
+
