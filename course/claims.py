@@ -137,6 +137,7 @@ ULMFIT = "ULMFiT (1+2+3)"
 TRANSFORMER_SPEED = "A Transformer trains faster per token than an LSTM at equal size"
 BOTH_SIDES = "A masked LM fills in blanks better than a causal LM"
 TRANSFORMER_SENSES = "A Transformer's top layer separates word senses beyond every control"
+FINE_TUNING_GAIN = "Fine-tuning gains more for BERT than for the LSTM biLM"
 TRANSFORMER_RESULTS = "transformers-wiki-en.json"  # what notebook 11 saves into models_dir(profile)
 TRANSFORMERS = {"gpt": "GPT", "bert": "BERT"}  # model file prefix -> name in the rows (notebook 11)
 STATIC_INPUTS = ("word2vec", "glove")
@@ -409,6 +410,32 @@ def fine_tuning_claim(rows: Sequence[Mapping]) -> Claim:
 def _seeds(curve) -> str:
     seeds = sorted({seed for by_count in curve.values() for by_seed in by_count.values() for seed in by_seed})
     return ", ".join(map(str, seeds))
+
+
+def fine_tuning_gain_claim(ner_rows: Sequence[Mapping], bert_rows: Sequence[Mapping]) -> Claim:
+    """Peters, Ruder and Smith (2019): ELMo's features are about as good as fine-tuning it, while BERT
+    gains from fine-tuning. BERT's gain (fine-tuned minus features, entity F1) against the biLM's, at
+    the fewest labels both ran, paired by seed (the same seed means the same labelled sentences)."""
+    curve = _curve([*ner_rows, *bert_rows])
+    wanted = ("elmo", "elmo-finetuned", "bert", "bert-finetuned")
+    missing = [name for name in wanted if name not in curve]
+    if missing:
+        return not_measured(FINE_TUNING_GAIN, "11", f"no {', '.join(missing)} rows (notebooks 09 and 11 save them)")
+    counts = sorted(set.intersection(*(set(curve[name]) for name in wanted)))
+    if not counts:
+        return not_measured(FINE_TUNING_GAIN, "11", "the biLM's and BERT's taggers never ran on the same labels")
+    labels = counts[0]
+    seeds = sorted(set.intersection(*(set(curve[name][labels]) for name in wanted)))
+    if not seeds:
+        return not_measured(FINE_TUNING_GAIN, "11", f"no seed ran every input at {labels:,} labels")
+    gain = {model: np.array([curve[f"{model}-finetuned"][labels][seed] - curve[model][labels][seed] for seed in seeds])
+            for model in ("bert", "elmo")}
+    difference = gain["bert"] - gain["elmo"]
+    margin, spread = float(difference.mean()), _half_range(difference)
+    return Claim(FINE_TUNING_GAIN, "11",
+                 f"BERT's entity F1, fine-tuned minus features, at {labels:,} labels: {gain['bert'].mean():+.3f}",
+                 f"the biLM's gain on the same labels and seeds ({', '.join(map(str, seeds))}): "
+                 f"{gain['elmo'].mean():+.3f}", margin, spread, _judge(margin, spread))
 
 
 def transfer_claims(rows: Sequence[Mapping]) -> list[Claim]:
@@ -950,11 +977,26 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
 
 
 def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: dict | None, say) -> list[Claim]:
-    """Notebook 11's rows: speed and both sides from its saved results, the sense rule on its saved models."""
+    """Notebook 11's rows: speed and both sides from its saved results, fine-tuning's gain from its and notebook
+    09's taggers, the sense rule on its saved models."""
+    import json
+
     from .transformer import Transformer
     from .vectors import load_vectors
 
     rows = _saved_rows(folder, TRANSFORMER_RESULTS, "11", (TRANSFORMER_SPEED, BOTH_SIDES), transformer_claims)
+    try:
+        files = [folder / name for name in (NER_CURVE, TRANSFORMER_RESULTS)]
+        absent = [path for path in files if not path.is_file()]
+        if absent:
+            raise ModelFileError(f"no {_shown(absent[0])}: run notebooks 09 and 11 (they save their taggers' rows)")
+        ner_rows, results = (json.loads(path.read_text(encoding="utf-8")) for path in files)
+        rows.append(fine_tuning_gain_claim(ner_rows, results["ner"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        rows.append(not_measured(FINE_TUNING_GAIN, "11", f"a saved file is damaged ({type(exc).__name__}): run "
+                                                          "notebooks 09 and 11 again"))
+    except CourseError as exc:
+        rows.append(not_measured(FINE_TUNING_GAIN, "11", str(exc)))
     for prefix, name in TRANSFORMERS.items():
         claim, path = f"{TRANSFORMER_SENSES} ({name}, wiki-en)", folder / f"{prefix}-wiki-en.pt"
         try:

@@ -105,6 +105,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "A Transformer trains faster per token than an LSTM at equal size": {
         "zh": "同等规模下，Transformer 每个词元的训练比 LSTM 快"},
     "A masked LM fills in blanks better than a causal LM": {"zh": "掩码语言模型填空胜过因果语言模型"},
+    "Fine-tuning gains more for BERT than for the LSTM biLM": {
+        "zh": "微调给 BERT 带来的提升大于给 LSTM 双向语言模型的"},
     "A Transformer's top layer separates word senses beyond every control": {
         "zh": "Transformer 的顶层区分词义，胜过所有对照"},
 }

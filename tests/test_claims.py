@@ -20,6 +20,7 @@ from course.claims import (
     chance_scores,
     claims_html,
     claims_markdown,
+    fine_tuning_gain_claim,
     format_claims,
     language_model_claim,
     layer_claim,
@@ -39,6 +40,27 @@ KNESER_NEY = {(2, "forward"): 247.0, (2, "backward"): 246.0, (3, "forward"): 226
 
 
 # ------------------------------------------------------------------- claims on made-up figures
+
+
+def test_fine_tuning_gain_pairs_bert_with_the_bilm_seed_by_seed():
+    def rows(name, f1s, labels=100):
+        return [{"input": name, "labels": labels, "seed": seed, "f1": f1} for seed, f1 in f1s.items()]
+
+    ner = rows("elmo", {1: 0.70, 2: 0.72, 3: 0.74}) + rows("elmo-finetuned", {1: 0.71, 2: 0.72, 3: 0.73}) + \
+        rows("elmo", {1: 0.9}, labels=1000)
+    bert = rows("bert", {1: 0.38, 2: 0.40, 3: 0.36}) + rows("bert-finetuned", {1: 0.48, 2: 0.47, 3: 0.45})
+    row = fine_tuning_gain_claim(ner, bert)
+    # BERT gains 0.10, 0.07, 0.09; the biLM 0.01, 0.00, -0.01: differences 0.09, 0.07, 0.10.
+    assert row.notebook == "11" and row.verdict == HOLDS
+    assert row.margin == pytest.approx(0.26 / 3) and row.spread == pytest.approx(0.015)
+    assert "at 100 labels: +0.087" in row.measurement and "seeds (1, 2, 3): +0.000" in row.controls
+    hurt = fine_tuning_gain_claim(ner, rows("bert", {1: 0.38, 2: 0.40}) + rows("bert-finetuned", {1: 0.33, 2: 0.32}))
+    assert hurt.verdict == FAILS and hurt.margin < 0 and "1, 2" in hurt.controls  # seed 3 has no BERT rows
+    missing = fine_tuning_gain_claim(ner, rows("bert", {1: 0.38}))
+    assert missing.verdict.startswith("not measured") and "bert-finetuned" in missing.verdict
+    elsewhere = fine_tuning_gain_claim(ner, rows("bert", {1: 0.4}, 300) + rows("bert-finetuned", {1: 0.5}, 300))
+    assert elsewhere.verdict.startswith("not measured") and "same labels" in elsewhere.verdict
+
 
 
 def test_language_model_claim_needs_both_directions_below_both_ngram_models():
@@ -273,7 +295,8 @@ def test_measure_claims_gives_every_row(measured):
         "Fine-tuning the language model beats using its layers as features",
         "With few labels, ULMFiT beats a bag-of-words classifier",
         "A Transformer trains faster per token than an LSTM at equal size",
-        "A masked LM sees both sides at once",
+        "A masked LM fills in blanks better than a causal LM",
+        "Fine-tuning gains more for BERT than for the LSTM biLM",
         "A Transformer's top layer separates word senses beyond every control (GPT, wiki-en)",
         "A Transformer's top layer separates word senses beyond every control (BERT, wiki-en)"]
     for row in measured:  # a tiny model may lose, but everything is measured
