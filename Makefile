@@ -22,7 +22,9 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	@if git rev-parse --git-dir >/dev/null 2>&1; then $(BIN)/nbstripout --install; fi
+	@# --keep-id: the Chinese notebooks are kept in step with the English ones cell by cell, by id
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(BIN)/nbstripout --install && \
+		git config filter.nbstripout.clean '"$(CURDIR)/$(BIN)/python" -m nbstripout --keep-id'; fi
 	@touch $@
 
 test: setup
