@@ -989,7 +989,8 @@ def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: di
         files = [folder / name for name in (NER_CURVE, TRANSFORMER_RESULTS)]
         absent = [path for path in files if not path.is_file()]
         if absent:
-            raise ModelFileError(f"no {_shown(absent[0])}: run notebooks 09 and 11 (they save their taggers' rows)")
+            raise ModelFileError(f"no {_shown(absent[0])}: run notebook 11 (it saves BERT's taggers) and notebook 09 "
+                                 "(the biLM's)")
         ner_rows, results = (json.loads(path.read_text(encoding="utf-8")) for path in files)
         rows.append(fine_tuning_gain_claim(ner_rows, results["ner"]))
     except (ValueError, KeyError, TypeError) as exc:

@@ -264,7 +264,9 @@ def smoke_build(tmp_path_factory):
                                "tokens_per_second": float(rng.uniform(900, 1100))}
                               for model in ("lstm", "transformer") for length in (8, 32) for r in range(3)],
                "fill_in": [{"model": model, "blank": b, "correct_at_5": bool(rng.random() < 0.3)}
-                           for model in ("BERT", "GPT", "CBOW") for b in range(40)]}
+                           for model in ("BERT", "GPT", "CBOW") for b in range(40)],
+               "ner": [{"input": name, "labels": 20, "seed": seed, "f1": float(rng.uniform(0.2, 0.6))}
+                       for name in ("bert", "bert-finetuned") for seed in (1, 2)]}
     (folder / "transformers-wiki-en.json").write_text(json.dumps(results), encoding="utf-8")
     return build
 
@@ -356,7 +358,7 @@ def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build)
     (folder / "elmo-cpu-peoples-daily-zh.pt").write_bytes(b"not a model")
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     rows = measure_claims("smoke")
-    assert len(rows) == 18
+    assert len(rows) == 19
     assert all(row.verdict.startswith("not measured: no ") and "run notebook 09" in row.verdict for row in rows[7:10])
     assert all(row.verdict.startswith("not measured: no ") and "ulmfit-curve-reviews-zh.json: run notebook 10" in
                row.verdict for row in rows[10:14])
@@ -396,7 +398,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
     printed = capsys.readouterr().out
     assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
     rows = json.loads(out.read_text(encoding="utf-8"))
-    assert len(rows) == 18 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
+    assert len(rows) == 19 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
                                                "verdict"}
     assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("| claim | notebook |")
