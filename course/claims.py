@@ -993,11 +993,11 @@ def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: di
                                  "(the biLM's)")
         ner_rows, results = (json.loads(path.read_text(encoding="utf-8")) for path in files)
         rows.append(fine_tuning_gain_claim(ner_rows, results["ner"]))
+    except CourseError as exc:
+        rows.append(not_measured(FINE_TUNING_GAIN, "11", str(exc)))
     except (ValueError, KeyError, TypeError) as exc:
         rows.append(not_measured(FINE_TUNING_GAIN, "11", f"a saved file is damaged ({type(exc).__name__}): run "
                                                           "notebooks 09 and 11 again"))
-    except CourseError as exc:
-        rows.append(not_measured(FINE_TUNING_GAIN, "11", str(exc)))
     for prefix, name in TRANSFORMERS.items():
         claim, path = f"{TRANSFORMER_SENSES} ({name}, wiki-en)", folder / f"{prefix}-wiki-en.pt"
         try:
