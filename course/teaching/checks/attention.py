@@ -7,7 +7,7 @@ from itertools import product
 
 import numpy as np
 
-from .common import GENERIC, RTOL, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start
+from .common import GENERIC, RTOL, CheckFailed, _array, _call, _describe, _right, _sentence, _sizes, _span, _start
 
 ATOL = 1e-8
 
@@ -231,16 +231,11 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
 def _as_array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -> np.ndarray:
     """``value`` as a float64 array of ``shape`` (nan allowed: the findings say where it is)."""
     try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(f"{name} should be an array of numbers, got {_describe(value)} ({exc})",
-                                    where)) from None
-    if array.shape != shape:
-        hint = ""
-        if name == "weights" and array.ndim == 2 and array.shape == shape[1:]:
-            hint = ": one (T, T) matrix for the whole batch; return one per sentence"
-        raise CheckFailed(_sentence(f"{name} should have shape {symbols} = {shape}, got {array.shape}{hint}", where))
-    return array
+        per_batch = name == "weights" and np.ndim(value) == 2 and np.shape(value) == shape[1:]
+    except (TypeError, ValueError):  # ragged: _array says what is wrong
+        per_batch = False
+    hint = ": one (T, T) matrix for the whole batch; return one per sentence" if per_batch else ""
+    return _array(value, name, shape, symbols, where, finite=False, hint=hint)
 
 
 def _findings(q, k, v, real, causal, output, weights, reference) -> list[tuple[str, str]]:

@@ -89,8 +89,10 @@ def _describe(value) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
 
 
-def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -> np.ndarray:
-    """``value`` as a float64 array of ``shape``, or CheckFailed saying why not."""
+def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str, finite: bool = True,
+           hint: str = "") -> np.ndarray:
+    """``value`` as a float64 array of ``shape``, or CheckFailed saying why not (``hint`` after a wrong
+    shape; ``finite=False`` lets nan and inf through, for a check that says where they are)."""
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
@@ -98,8 +100,8 @@ def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -
                                     where)) from None
     if array.shape != shape:
         wanted = f"{symbols} = {shape}" if symbols else f"{shape}"
-        raise CheckFailed(_sentence(f"{name} should have shape {wanted}, got {array.shape}", where))
-    if not np.all(np.isfinite(array)):
+        raise CheckFailed(_sentence(f"{name} should have shape {wanted}, got {array.shape}{hint}", where))
+    if finite and not np.all(np.isfinite(array)):
         raise CheckFailed(_sentence(f"{name} contains nan or inf", where))
     return array
 
