@@ -50,3 +50,16 @@ def toy_corpus(num_sentences=160, seed=0):
         first, second = ("the", "a") if rng.random() < 0.5 else ("a", "the")
         sentences.append([first, str(rng.choice(NOUNS)), str(rng.choice(VERBS)), second, str(rng.choice(NOUNS))])
     return from_sentences(sentences, name="toy")
+
+
+def failure_message(check, function, capsys, **kwargs) -> str:
+    """The message a check fails ``function`` with: a CheckFailed, one sentence ending in a full stop,
+    and no "Right:" printed before it."""
+    from course.teaching.checks import CheckFailed
+
+    with pytest.raises(CheckFailed) as failure:
+        check(function, **kwargs)
+    message = str(failure.value)
+    assert message.endswith("."), message
+    assert "Right:" not in capsys.readouterr().out
+    return message
