@@ -13,10 +13,13 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from course.errors import AssignmentMarkerError
 from course.teaching.assignments import (
     CODE_STUB,
+    TEXT_STUB,
     TITLES,
+    answer_text,
     check_markers,
     course_assignments,
     find_assignments,
+    is_answer_cell,
     notebook_paths,
     student_version,
     write_student_versions,
@@ -51,6 +54,14 @@ def toy_notebook(*cells):
 
 DOUBLE = solution_cell("double", "def double(v):\n    \"\"\"Twice v.\"\"\"\n    ### BEGIN SOLUTION\n"
                                  "    return 2 * v\n    ### END SOLUTION\n\nprint('defined')")
+def answer_cell(grade_id, source):
+    cell = new_markdown_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": True, "locked": False, "points": 0,
+                                 "grade_id": grade_id, "schema_version": 3, "task": False}
+    return cell
+
+
+ANSWERS = answer_cell("answers", "## Answers\n\n### BEGIN SOLUTION\n1. Twice two is four.\n### END SOLUTION")
 DOUBLE_CHECK = grade_cell("double", "assert double(2) == 4\n### BEGIN HIDDEN TESTS\nassert double(-3) == -6\n"
                                     "### END HIDDEN TESTS\nprint('checked')")
 
@@ -106,6 +117,17 @@ def test_assignments_group_solution_cells_with_the_grade_cell_after_them():
         find_assignments(toy_notebook(DOUBLE), "toy.ipynb")
 
 
+def test_an_answer_cell_is_no_assignment_and_the_student_gets_room_for_their_own():
+    notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, ANSWERS)
+    assert [a.id for a in find_assignments(notebook, "toy.ipynb")] == ["double"]
+    assert is_answer_cell(ANSWERS) and not is_answer_cell(DOUBLE) and not is_answer_cell(DOUBLE_CHECK)
+    assert answer_text(ANSWERS) == "1. Twice two is four."
+    student = student_version(notebook, "toy.ipynb")
+    assert student.cells[-1].source == f"## Answers\n\n{TEXT_STUB}"
+    assert answer_text(answer_cell("whole", "All of it.")) == "All of it."
+    assert student_version(toy_notebook(answer_cell("whole", "All of it."))).cells[-1].source == TEXT_STUB
+
+
 def test_the_course_has_every_assignment_once_with_a_title():
     found = [a for items in course_assignments().values() for a in items]
     ids = [a.id for a in found]
@@ -121,7 +143,7 @@ def test_marker_strings_appear_only_in_marked_cells():
         notebook = nbformat.read(path, as_version=4)
         check_markers(notebook, path.name)
         for cell in notebook.cells:
-            if cell.cell_type == "markdown":
+            if cell.cell_type == "markdown" and not is_answer_cell(cell):
                 assert not any(marker in cell.source for marker in MARKERS), path.name
 
 
@@ -134,7 +156,9 @@ def test_student_versions_hold_no_solution_and_no_hidden_test(tmp_path):
         assert len(student.cells) == len(teacher.cells)
         for mine, theirs in zip(student.cells, teacher.cells, strict=True):
             assert not any(marker in mine.source for marker in MARKERS)
-            if mine.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            if is_answer_cell(mine):
+                assert TEXT_STUB in mine.source and answer_text(theirs) not in mine.source
+            elif mine.get("metadata", {}).get("nbgrader", {}).get("solution"):
                 assert "# YOUR CODE HERE\n" in mine.source and "raise NotImplementedError()" in mine.source
             elif not mine.get("metadata", {}).get("nbgrader", {}).get("grade"):
                 assert mine.source == theirs.source
@@ -183,7 +207,8 @@ def test_student_versions_are_the_cells_nbgrader_generates(tmp_path):
     toy = tmp_path / "toy"
     toy.mkdir()
     nbformat.write(toy_notebook(new_code_cell("x = 1"), DOUBLE, DOUBLE_CHECK,
-                                solution_cell("free", "answer = 42"), grade_cell("free", "assert answer == 42")),
+                                solution_cell("free", "answer = 42"), grade_cell("free", "assert answer == 42"),
+                                ANSWERS, answer_cell("whole", "All of it.")),
                    str(toy / "00_toy.ipynb"))
     sources = [*notebook_paths(), toy / "00_toy.ipynb"]
     released = nbgrader_release(sources, tmp_path / "nbgrader")

@@ -29,7 +29,7 @@ from course.teaching.editions import (
 )
 from course.teaching.grading import grade_notebook
 from tests.conftest import assert_one_line_error
-from tests.test_assignments import DOUBLE, DOUBLE_CHECK
+from tests.test_assignments import DOUBLE, DOUBLE_CHECK, answer_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGLISH_TEXT = "## 1 · Doubling\n\nA function that doubles a number, and why we check it twice over."
@@ -132,6 +132,24 @@ def test_a_translated_pair_passes_and_each_kind_of_drift_is_named_in_one_line(tm
     assert report.added == ["new"] and any("not translated yet" in p for p in check_pair(english, chinese))
     translate(chinese, {"new": "## 练习\n\n把一个列表加倍。"})
     assert check_pair(english, chinese) == []
+
+    notebook = nbformat.read(english, as_version=4)
+    notebook.cells.append(answer_cell("answers", "## Answers\n\n### BEGIN SOLUTION\n1. A comprehension.\n"
+                                                 "### END SOLUTION"))
+    notebook.cells[-1].id = "answers"
+    nbformat.write(notebook, english)
+    sync_notebook(english)
+    translate(chinese, {"answers": "## 参考答案\n\n### BEGIN SOLUTION\n1. 用一个列表推导式，把每个元素都乘以二。\n"
+                                   "### END SOLUTION"})
+    assert check_pair(english, chinese) == []
+    notebook = nbformat.read(english, as_version=4)
+    notebook.cells[-1].metadata["nbgrader"]["grade_id"] = "answers_renamed"
+    nbformat.write(notebook, english)
+    (problem,) = check_pair(english, chinese)
+    assert "cell 8 (answers)" in problem and "nbgrader metadata differs" in problem
+    sync_notebook(english)  # the marks follow the English cell; the translation stays
+    assert check_pair(english, chinese) == []
+    assert "参考答案" in nbformat.read(chinese, as_version=4).cells[-1].source
 
     notebook = nbformat.read(chinese, as_version=4)
     notebook.cells.insert(1, new_markdown_cell("只在中文版里的一段。", id="zh-only"))

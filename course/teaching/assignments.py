@@ -12,9 +12,15 @@ or nbgrader itself:
 An assignment is a grade cell together with the solution cells since the previous grade cell; its
 name is the grade cell's ``grade_id`` without the ``_check`` suffix.
 
+A markdown cell marked both ``solution`` and ``grade`` with no points is an **answer cell**
+(nbgrader's "manually graded answer"): the teacher's answers to the questions and exercises that no
+check grades. It is not an assignment; the student's copy has ``YOUR ANSWER HERE`` in its solution
+region, where the student writes their own.
+
 The student version of a notebook (:func:`student_version`) has every solution region replaced by
-``# YOUR CODE HERE`` / ``raise NotImplementedError()`` at the region's indentation, every hidden-test
-region removed and every output cleared: the same cells ``nbgrader generate_assignment`` writes.
+``# YOUR CODE HERE`` / ``raise NotImplementedError()`` (``YOUR ANSWER HERE`` in markdown) at the
+region's indentation, every hidden-test region removed and every output cleared: the same cells
+``nbgrader generate_assignment`` writes.
 """
 
 from __future__ import annotations
@@ -125,6 +131,22 @@ def is_grade_cell(cell) -> bool:
     return bool(_nbgrader(cell).get("grade"))
 
 
+def is_answer_cell(cell) -> bool:
+    """A markdown cell of answers for the teacher: solution and grade at once, worth no points."""
+    marks = _nbgrader(cell)
+    return cell.get("cell_type") == "markdown" and bool(marks.get("solution")) and bool(marks.get("grade")) \
+        and not float(marks.get("points") or 0)
+
+
+def answer_text(cell) -> str:
+    """The teacher's text of an answer cell: its solution region (the whole cell when it has none)."""
+    lines = cell.source.split("\n")
+    regions = marker_regions(cell.source, BEGIN_SOLUTION, END_SOLUTION, "answer cell")
+    if not regions:
+        return cell.source
+    return "\n".join(line for first, last in regions for line in lines[first + 1:last])
+
+
 def marker_regions(source: str, begin: str, end: str, where: str) -> list[tuple[int, int]]:
     """Line ranges ``[first, last]`` of the ``begin`` ... ``end`` regions of ``source``; bad nesting raises."""
     regions, start = [], None
@@ -164,6 +186,8 @@ def find_assignments(notebook, name: str = "notebook", strict: bool = True) -> l
         check_markers(notebook, name)
     assignments, pending, seen = [], [], set()
     for index, cell in enumerate(notebook.cells):
+        if is_answer_cell(cell):
+            continue
         if is_solution_cell(cell) and not is_grade_cell(cell):
             pending.append(index)
         elif is_grade_cell(cell):

@@ -8,7 +8,8 @@ SHA-256 of that English cell's source when it was last translated (``sha``). :fu
 names every cell that breaks this, one line each:
 
 - a notebook or a cell that exists in one edition only, or cells in another order;
-- a code cell that differs (``python -m course editions sync`` copies the English code over);
+- a code cell that differs (``python -m course editions sync`` copies the English code over), or a
+  markdown cell whose nbgrader marks differ (an answer cell is one in both editions);
 - a markdown cell whose English cell has changed since it was translated (stale), or that was never
   translated: edit the Chinese text, then ``python -m course editions stamp NOTEBOOK CELL_ID``;
 - a notebook whose markdown holds fewer than :data:`MIN_RATIO` Chinese characters per English word of
@@ -208,6 +209,9 @@ def sync_notebook(english_path: str | Path, chinese_path: str | Path | None = No
         if cell.cell_type == "markdown" and cell.id in translated:
             kept = copy.deepcopy(translated[cell.id])
             kept.metadata.setdefault("edition", {})["renders"] = cell.id
+            kept.metadata.pop("nbgrader", None)
+            if "nbgrader" in cell.metadata:  # an answer cell is one in both editions
+                kept.metadata["nbgrader"] = copy.deepcopy(cell.metadata["nbgrader"])
             cells.append(kept)
             continue
         new = copy.deepcopy(cell)
@@ -301,6 +305,8 @@ def check_pair(english_path: Path, chinese_path: Path) -> list[str]:
         elif cell.cell_type == "markdown":
             recorded = _markdown_metadata(cell)
             again = f"translate it, then python -m course editions stamp {name} {cell.id}"
+            if cell.metadata.get("nbgrader") != source.metadata.get("nbgrader"):
+                problems.append(f"{where}: its nbgrader metadata differs from the English cell's ({fix})")
             if not recorded:
                 problems.append(f"{where}: records no English cell it renders ({again})")
             elif not recorded.get("sha"):
