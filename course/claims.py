@@ -892,11 +892,14 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
             only what they need is measured; default: all.
 
     Raises:
+        SettingError: ``device`` names a GPU this machine does not have.
         ModelFileError: the folder holds none of the files a build saves (nothing was built).
     """
+    from .devices import resolve_device
     from .elmo import Elmo
     from .vectors import load_vectors
 
+    resolve_device(device)  # no CUDA: say so at once, not only when a model is loaded
     profile = resolve_profile(profile)
     folder = models_dir(profile)
     if not any((folder / name).is_file() for name in BUILD_FILES):

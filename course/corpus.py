@@ -18,7 +18,8 @@ wikitext-2     en       WikiText-2 (raw), training split
 ============== ======== ========================================================================
 
 Any other argument is read as a path to a UTF-8 text file or a folder of them; Chinese text is
-segmented with jieba. Preprocessed corpora are cached in ``data/cache/corpora/``.
+segmented with jieba. Preprocessed corpora are cached in ``data/cache/corpora/``; a cache file that
+cannot be read or fails a check (:mod:`course.corpus_cache`) is rebuilt from its source, with a note.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import importlib.util
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from . import tokenize
+from .corpus_cache import DamagedCacheError, read_cached, write_cached
 from .download import RemoteFile, fetch, read_member
 from .errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
 from .paths import atomic_path, cache_dir
@@ -217,42 +220,50 @@ def _cache_file(name: str, key: dict) -> Path:
     return cache_dir() / "corpora" / f"{slug}-{digest.hexdigest()[:16]}.npz"
 
 
-def _save(corpus: Corpus, path: Path) -> None:
-    arrays = {
-        "types": np.frombuffer("\n".join(corpus.types).encode("utf-8"), dtype=np.uint8),
-        "token_ids": corpus.token_ids,
-        "offsets": corpus.offsets,
-        "meta": np.frombuffer(json.dumps({"name": corpus.name, "language": corpus.language}).encode(),
-                              dtype=np.uint8),
-    }
+def _save(corpus: Corpus, path: Path, source: dict) -> None:
+    arrays = {"types": np.frombuffer("\n".join(corpus.types).encode("utf-8"), dtype=np.uint8),
+              "token_ids": corpus.token_ids, "offsets": corpus.offsets}
     if corpus.tag_ids is not None:
         arrays["tag_types"] = np.frombuffer("\n".join(corpus.tag_types).encode("utf-8"), dtype=np.uint8)
         arrays["tag_ids"] = corpus.tag_ids
-    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
-        np.savez(handle, **arrays)
+    write_cached(path, arrays, {"name": corpus.name, "language": corpus.language, "source": source})
 
 
-def _load(path: Path) -> Corpus | None:
+def _load(path: Path, source: dict) -> Corpus:
+    """The corpus cached at ``path`` for ``source``. Raises DamagedCacheError (see :mod:`course.corpus_cache`)."""
+    meta, arrays = read_cached(path, source)
     try:
-        with np.load(path) as data:
-            meta = json.loads(data["meta"].tobytes())
-            tag_types = data["tag_types"].tobytes().decode().split("\n") if "tag_types" in data else None
-            return Corpus(meta["name"], meta["language"], data["types"].tobytes().decode().split("\n"),
-                          data["token_ids"], data["offsets"], tag_types,
-                          data["tag_ids"] if "tag_ids" in data else None)
-    except (OSError, ValueError, KeyError):
-        return None  # unreadable cache: build again
+        types = arrays["types"].tobytes().decode("utf-8").split("\n")
+        tag_types = arrays["tag_types"].tobytes().decode("utf-8").split("\n") if "tag_types" in arrays else None
+    except UnicodeDecodeError:
+        raise DamagedCacheError("its types are not UTF-8") from None
+    if len(set(types)) != len(types):
+        raise DamagedCacheError("holds a type twice")
+    return Corpus(meta["name"], meta["language"], types, arrays["token_ids"], arrays["offsets"], tag_types,
+                  arrays.get("tag_ids"))
+
+
+def _is_whole(path: Path, source: dict) -> bool:
+    """Whether ``path`` holds a cached corpus of ``source`` that passes every check."""
+    try:
+        _load(path, source)
+    except DamagedCacheError:
+        return False
+    return True
 
 
 def _cached(name: str, key: dict, build: Callable[[], Corpus], use_cache: bool) -> Corpus:
+    """The corpus cached for ``key``, else (none there, or one that fails a check) ``build()``, saved."""
     path = _cache_file(name, key)
     if use_cache and path.is_file():
-        corpus = _load(path)
-        if corpus is not None:
-            return corpus
+        try:
+            return _load(path, key)
+        except DamagedCacheError as exc:
+            why = " ".join(str(exc).split())
+            print(f"note: the cached corpus {path} {why}; rebuilding it from its source", file=sys.stderr, flush=True)
     corpus = build()
     if use_cache:
-        _save(corpus, path)
+        _save(corpus, path, key)
     return corpus
 
 
@@ -468,7 +479,7 @@ def is_available(name_or_path: str | os.PathLike) -> bool:
     """Whether :func:`load_corpus` can load ``name_or_path`` without the network (nothing is downloaded).
 
     True for the offline named corpora, for a downloadable one whose download or preprocessed
-    corpus is in the cache, and for a path that exists; False otherwise.
+    corpus is in the cache (a damaged one does not count), and for a path that exists; False otherwise.
     """
     name = str(name_or_path)
     if name in NAMED_CORPORA:
@@ -476,8 +487,8 @@ def is_available(name_or_path: str | os.PathLike) -> bool:
             return True
         key, _ = _named_source(name)
         remote = {"text8": TEXT8, "wikitext-2": WIKITEXT_2}[name]
-        return (_cache_file(name, {"name": name, **key}).is_file()
-                or (cache_dir() / "downloads" / remote.filename).is_file())
+        return ((cache_dir() / "downloads" / remote.filename).is_file()
+                or _is_whole(_cache_file(name, {"name": name, **key}), {"name": name, **key}))
     return Path(name).expanduser().exists()
 
 

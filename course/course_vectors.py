@@ -8,8 +8,10 @@ and 04 (100 dimensions, minimum count 5); the smoke profile trains one or two ep
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from .errors import VectorsFileError
 from .paths import models_dir
 from .settings import by_profile
 
@@ -40,14 +42,25 @@ def vectors_path(kind: str, corpus_name: str, profile: str | None = None) -> Pat
 
 def course_vectors(kind: str, corpus_name: str, profile: str | None = None, progress: bool = False):
     """The course's ``kind`` vectors (``"skipgram-neg"`` or ``"glove"``) of a corpus, as gensim
-    ``KeyedVectors``: loaded if saved, else trained on the whole corpus now and saved."""
+    ``KeyedVectors``: loaded if saved, else trained on the whole corpus now and saved. A saved file
+    that cannot be read (cut short, say) or holds vectors of another size is trained again, with a note."""
     from .corpus import load_corpus
     from .vectors import load_vectors
 
     config = course_settings(kind, profile)
     path = vectors_path(kind, corpus_name, profile)
     if path.is_file():
-        return load_vectors(path)
+        try:
+            vectors = load_vectors(path)
+        except VectorsFileError as exc:
+            problem = str(exc).removeprefix(f"{path}").lstrip(":, ")
+        else:
+            if vectors.vector_size == config.dim:
+                return vectors
+            problem = f"holds vectors of {vectors.vector_size} dimensions, not {config.dim}"
+        problem = " ".join(problem.split())
+        print(f"note: the saved vectors {path} are damaged ({problem}); training them again", file=sys.stderr,
+              flush=True)
     corpus = load_corpus(corpus_name, progress=False)
     if kind == "glove":
         from .glove import train_glove

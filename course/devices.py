@@ -11,8 +11,11 @@ from .errors import SettingError
 def resolve_device(device: str = "auto"):
     """A ``torch.device`` for ``"auto"``, ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
 
+    Every command that takes ``--device`` calls it before any other work, so that a machine
+    without the GPU asked for is told so at once, not after a corpus is read or a model loaded.
+
     Raises:
-        SettingError: CUDA was asked for and there is none, or the name is unknown.
+        SettingError: CUDA was asked for and there is none (or not GPU ``N``), or the name is unknown.
     """
     import torch
 
@@ -22,10 +25,18 @@ def resolve_device(device: str = "auto"):
     if name == "cpu":
         return torch.device("cpu")
     if name.startswith("cuda"):
+        try:
+            chosen = torch.device(name)
+        except RuntimeError:  # "cudax", "cuda:-1", "cuda:one"
+            raise SettingError(f"unknown device {device!r}: use auto, cpu, cuda or cuda:N") from None
         if not torch.cuda.is_available():
             raise SettingError(f"device {device!r} asked for, but this machine has no CUDA GPU: "
                                "use --device cpu or auto")
-        return torch.device(name)
+        count = torch.cuda.device_count()
+        if chosen.index is not None and chosen.index >= count:
+            raise SettingError(f"device {device!r} asked for, but this machine has {count} CUDA "
+                               f"GPU{'s' if count > 1 else ''} (cuda:0 to cuda:{count - 1}): use one of them, or auto")
+        return chosen
     raise SettingError(f"unknown device {device!r}: use auto, cpu or cuda")
 
 

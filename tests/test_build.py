@@ -53,3 +53,64 @@ def test_build_runs_notebooks_and_writes_an_index(tmp_path, monkeypatch):
     student = nbformat.read(out / "assignments" / "00_good.ipynb", as_version=4)
     assert any("raise NotImplementedError()" in cell.source for cell in student.cells)
     assert good.ideas == ["Doubling numbers"] and [a.id for a in good.assignments] == ["double"]
+
+
+def _two_notebooks(folder):
+    folder.mkdir()
+    _notebook(folder / "00_good.ipynb", [new_markdown_cell("# 00 · Good"), new_code_cell("x = 1")])
+    _notebook(folder / "01_other.ipynb", [new_markdown_cell("# 01 · Other"), new_code_cell("y = 2")])
+    return folder
+
+
+def test_only_that_matches_no_notebook_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    from course.cli import main
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    source = _two_notebooks(tmp_path / "notebooks")
+    out = tmp_path / "site" / "build"
+    assert main(["build", "--profile", "smoke", "--notebooks", str(source), "--out", str(out), "--only", "09_"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --only '09_' matches none of the notebooks in"), lines
+    assert "(there are: 00_good, 01_other)" in lines[0]
+    assert not (tmp_path / "site").exists() and not (tmp_path / "build").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["build", "--profile", "smoke", "--notebooks", str(empty), "--out", str(out)]) == 2
+    assert "no NN_*.ipynb notebooks to build" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists() and not (tmp_path / "build").exists()
+
+
+def test_an_interrupted_build_leaves_no_empty_folders_and_no_half_notebook(tmp_path, monkeypatch):
+    import papermill
+    import pytest
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    source = _two_notebooks(tmp_path / "notebooks")
+
+    def interrupted(input_path, output_path, **kwargs):
+        with open(output_path, "w", encoding="utf-8") as handle:
+            handle.write('{"cells": [')  # papermill had saved part of the notebook when Ctrl-C came
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(papermill, "execute_notebook", interrupted)
+    out = tmp_path / "site" / "build"
+    with pytest.raises(KeyboardInterrupt):
+        build_course(profile="smoke", out=out, notebooks=source)
+    folders = [path for path in tmp_path.rglob("*") if path.is_dir()]
+    assert all(any(folder.iterdir()) for folder in folders), folders  # no empty folder anywhere
+    assert not (out / "notebooks").exists() and not (out / "models").exists() and not list(out.rglob("*.part"))
+    assert sorted(p.name for p in (out / "assignments").iterdir()) == ["00_good.ipynb", "01_other.ipynb"]
+
+
+def test_a_build_that_fails_before_writing_removes_the_folders_it_made(tmp_path, monkeypatch):
+    import pytest
+
+    from course.errors import AssignmentMarkerError
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    source = _two_notebooks(tmp_path / "notebooks")
+    _notebook(source / "02_bad.ipynb", [new_code_cell("### BEGIN SOLUTION\nx = 1")])  # a marker without its partner
+    out = tmp_path / "site" / "build"
+    with pytest.raises(AssignmentMarkerError):
+        build_course(profile="smoke", out=out, notebooks=source)
+    assert not (tmp_path / "site").exists()

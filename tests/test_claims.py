@@ -389,6 +389,16 @@ def test_claims_without_a_build_is_one_line(tmp_path):
                           "python -m course build --profile smoke")
 
 
+def test_claims_checks_the_device_before_anything_else(tmp_path):
+    """No model need be loaded for a GPU this machine lacks to be refused: cuda:99 is refused up front."""
+    result = run("claims", "--profile", "smoke", "--device", "cuda:99", "--json", tmp_path / "claims.json",
+                 env={"COURSE_BUILD": str(tmp_path / "nowhere")})
+    assert_one_line_error(result, "'cuda:99'", "CUDA")
+    assert "holds no trained models" not in result.stderr and not (tmp_path / "claims.json").exists()
+    result = run("claims", "--profile", "smoke", "--device", "gpu", env={"COURSE_BUILD": str(tmp_path / "nowhere")})
+    assert_one_line_error(result, "unknown device 'gpu'")
+
+
 def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, capsys, tmp_path):
     from course.cli import main
 

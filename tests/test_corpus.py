@@ -107,7 +107,7 @@ def test_failed_preprocessing_leaves_no_cache_file(tmp_path, private_cache, monk
     text = tmp_path / "t.txt"
     text.write_text("Some words here.\n", encoding="utf-8")
 
-    def broken_save(corpus, path):
+    def broken_save(corpus, path, source):
         path.parent.mkdir(parents=True, exist_ok=True)
         with corpus_module.atomic_path(path) as temporary:
             temporary.write_bytes(b"half")
@@ -164,3 +164,222 @@ def test_a_file_that_is_not_utf8_gets_advice_for_what_it_is(tmp_path, private_ca
         message = str(caught.value)
         assert kind in message and advice in message, message
         assert "GBK" not in message or name == "gbk.txt", message
+
+
+# ------------------------------------------------------------------------------ a damaged cache
+
+STORY = ("The cat sat on the mat. The dog sat too!\nA bird sang, and the cat and the dog listened.\n"
+         "Then the bird flew over the mat and the dog.\n")
+
+
+def _cached_story(tmp_path):
+    """A text file, its corpus loaded once (so cached), and the cache file."""
+    text = tmp_path / "story.txt"
+    text.write_text(STORY, encoding="utf-8")
+    fresh = load_corpus(text, progress=False)
+    [path] = (tmp_path / "cache" / "corpora").glob("*.npz")
+    return text, fresh, path
+
+
+def _arrays(path):
+    with np.load(path) as data:
+        return {name: data[name] for name in data.files}
+
+
+def _rewrite(path, **changes):
+    """Write the cache file again with some arrays replaced, its header kept as it was."""
+    arrays = {**_arrays(path), **changes}
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def _rewrite_with_header(path, **changes):
+    """Write the cache file again with some arrays replaced and a header that agrees with them, so
+    that only the checks of the arrays against one another can tell."""
+    import json
+
+    from course.corpus_cache import write_cached
+
+    arrays = _arrays(path)
+    meta = json.loads(arrays.pop("meta").tobytes())
+    write_cached(path, {**arrays, **changes}, {key: meta[key] for key in ("name", "language", "source")})
+
+
+def _damage(kind, path):
+    arrays = _arrays(path)
+    ids, offsets = arrays["token_ids"], arrays["offsets"]
+    if kind == "empty file":
+        path.write_bytes(b"")
+    elif kind == "truncated zip":
+        path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+    elif kind == "flipped byte":  # the zip's CRC tells
+        raw = bytearray(path.read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        path.write_bytes(bytes(raw))
+    elif kind == "cut token_ids":
+        _rewrite(path, token_ids=ids[:10])
+    elif kind == "cut token_ids and offsets, header to match":
+        _rewrite_with_header(path, token_ids=ids[:10], offsets=offsets[offsets <= 10])
+    elif kind == "out-of-range ids":
+        _rewrite_with_header(path, token_ids=np.where(ids == 3, 10**9, ids).astype(np.int32))
+    elif kind == "negative ids":
+        _rewrite_with_header(path, token_ids=np.where(ids == 3, -5, ids).astype(np.int32))
+    elif kind == "non-increasing offsets":  # from 0 to the last token, but back and forth on the way
+        _rewrite_with_header(path, offsets=offsets[[0, 2, 1, *range(3, len(offsets))]])
+    elif kind == "offsets past the tokens":
+        _rewrite_with_header(path, offsets=offsets[::-1].copy())
+    elif kind == "repeated offset":
+        _rewrite_with_header(path, offsets=np.insert(offsets, 2, offsets[1]))
+    elif kind == "wrong counts":  # every 'the' made the rarest type: the types are no longer most frequent first
+        _rewrite_with_header(path, token_ids=np.where(ids == 0, ids.max(), ids).astype(np.int32))
+    elif kind == "header counts":
+        import json
+
+        meta = json.loads(arrays["meta"].tobytes())
+        meta["tokens"] += 1
+        _rewrite(path, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    elif kind == "wrong dtype":
+        _rewrite(path, token_ids=ids.astype(np.int64))
+    elif kind == "two-dimensional":
+        _rewrite(path, offsets=offsets.reshape(1, -1))
+    elif kind == "no header":  # as the course wrote its caches before they had one
+        _rewrite(path, meta=np.frombuffer(b'{"name": "x", "language": "en"}', dtype=np.uint8))
+    elif kind == "another source":
+        other = path.parent.parent.parent / "other.txt"
+        other.write_text("Quite another text.\n", encoding="utf-8")
+        load_corpus(other, progress=False)
+        [copy] = [p for p in path.parent.glob("*.npz") if p != path]
+        copy.replace(path)
+    else:
+        raise ValueError(kind)
+
+
+DAMAGE = ["empty file", "truncated zip", "flipped byte", "cut token_ids", "cut token_ids and offsets, header to match",
+          "out-of-range ids", "negative ids", "non-increasing offsets", "offsets past the tokens", "repeated offset",
+          "wrong counts", "header counts", "wrong dtype", "two-dimensional", "no header", "another source"]
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_cache_is_rebuilt_with_a_note(kind, tmp_path, private_cache, capsys):
+    text, fresh, path = _cached_story(tmp_path)
+    capsys.readouterr()
+    _damage(kind, path)
+    healed = load_corpus(text, progress=False)
+    note = capsys.readouterr().err.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith(f"note: the cached corpus {path} "), note
+    assert note[0].endswith("rebuilding it from its source"), note
+    assert (healed.name, healed.language, healed.types) == (fresh.name, fresh.language, fresh.types)
+    assert np.array_equal(healed.token_ids, fresh.token_ids) and np.array_equal(healed.offsets, fresh.offsets)
+    assert healed.token_ids.dtype == np.int32 and healed.offsets.dtype == np.int64
+    again = load_corpus(text, progress=False)  # the cache is whole again: read without a note
+    assert capsys.readouterr().err == "" and np.array_equal(again.token_ids, fresh.token_ids)
+
+
+def test_the_note_says_what_is_wrong(tmp_path, private_cache, capsys):
+    text, _, path = _cached_story(tmp_path)
+    expected = {"empty file": "cannot be read", "cut token_ids": "its header says",
+                "out-of-range ids": "token ids from 0 to 1,000,000,000", "offsets past the tokens": "offsets run from",
+                "non-increasing offsets": "do not increase (sentence 1)",
+                "repeated offset": "do not increase", "wrong counts": "counts do not match",
+                "wrong dtype": "int64", "another source": "another source"}
+    for kind, words in expected.items():
+        _damage(kind, path)
+        capsys.readouterr()
+        load_corpus(text, progress=False)
+        assert words in capsys.readouterr().err, kind
+
+
+def test_a_damaged_tagged_cache_is_rebuilt(private_cache, capsys):
+    fresh = load_corpus("peoples-daily-zh", progress=False)
+    [path] = (private_cache / "corpora").glob("*.npz")
+    tags = _arrays(path)["tag_ids"]
+    _rewrite_with_header(path, tag_ids=np.where(tags == 0, 300, tags).astype(np.int16))
+    capsys.readouterr()
+    healed = load_corpus("peoples-daily-zh", progress=False)
+    assert "tag ids outside" in capsys.readouterr().err
+    assert np.array_equal(healed.tag_ids, fresh.tag_ids) and healed.tag_types == fresh.tag_types
+
+
+def test_a_header_that_declares_a_huge_array_is_refused_before_it_is_read(tmp_path, private_cache, capsys):
+    """A damaged ``.npy`` header asks for 8 TB: refused by its size in the zip, nothing allocated."""
+    import zipfile
+
+    text, fresh, path = _cached_story(tmp_path)
+    arrays = _arrays(path)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w") as handle:
+                if name == "token_ids":
+                    np.lib.format.write_array_header_1_0(handle, {"descr": "<i4", "fortran_order": False,
+                                                                  "shape": (2 * 10**12,)})
+                    handle.write(array.tobytes())
+                else:
+                    np.lib.format.write_array(handle, array)
+    capsys.readouterr()
+    healed = load_corpus(text, progress=False)
+    assert "declares 8,000,000,000,000 bytes" in capsys.readouterr().err
+    assert np.array_equal(healed.token_ids, fresh.token_ids)
+
+
+def test_is_available_does_not_count_a_damaged_cache(private_cache, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("is_available must not download")
+
+    monkeypatch.setattr(corpus_module, "fetch", no_network)
+    key, _ = corpus_module._named_source("wikitext-2")
+    source = {"name": "wikitext-2", **key}
+    path = corpus_module._cache_file("wikitext-2", source)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"PK\x03\x04 cut short")
+    assert not corpus_module.is_available("wikitext-2")
+    corpus_module._save(from_sentences([["a", "b", "a"]], name="wikitext-2"), path, source)
+    assert corpus_module.is_available("wikitext-2")
+
+
+def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monkeypatch, capsys):
+    from course.course_vectors import course_vectors, vectors_path
+    from course.vectors import keyed_vectors, save_vectors
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "story.txt").write_text(STORY * 20, encoding="utf-8")
+    first = course_vectors("skipgram-neg", "story.txt", profile="smoke")
+    path = vectors_path("skipgram-neg", "story.txt", profile="smoke")
+    capsys.readouterr()
+    for damage in ("cut short", "another size"):
+        if damage == "cut short":
+            path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+        else:
+            save_vectors(keyed_vectors(["the", "cat"], np.ones((2, 3))), path)
+        again = course_vectors("skipgram-neg", "story.txt", profile="smoke")
+        note = capsys.readouterr().err.strip().splitlines()
+        assert len(note) == 1 and note[0].startswith(f"note: the saved vectors {path} are damaged"), note
+        assert note[0].endswith("training them again")
+        assert ("truncated" in note[0]) if damage == "cut short" else ("3 dimensions, not 100" in note[0])
+        assert again.index_to_key == first.index_to_key
+        assert np.allclose(again.vectors, first.vectors, atol=1e-4)  # the same seed, one thread: the same vectors
+        course_vectors("skipgram-neg", "story.txt", profile="smoke")
+        assert capsys.readouterr().err == ""  # whole again: loaded, not trained
+
+
+def test_any_damage_to_the_cache_file_is_a_rebuild_never_a_traceback(tmp_path, private_cache, capsys):
+    """300 random damages (a byte changed, the file cut, a run of zeros): each load returns the fresh corpus."""
+    text, fresh, path = _cached_story(tmp_path)
+    whole = path.read_bytes()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        raw = bytearray(whole)
+        where = int(rng.integers(0, len(raw)))
+        kind = int(rng.integers(0, 3))
+        if kind == 0:
+            raw[where] = (raw[where] + int(rng.integers(1, 256))) % 256
+        elif kind == 1:
+            del raw[where:]
+        else:
+            raw[where:where + 64] = bytes(len(raw[where:where + 64]))
+        path.write_bytes(bytes(raw))
+        healed = load_corpus(text, progress=False)
+        assert healed.types == fresh.types and np.array_equal(healed.token_ids, fresh.token_ids)
+        assert np.array_equal(healed.offsets, fresh.offsets)
+    # most damage is seen and noted; the rest lies where nothing is read (a file date, a header's padding)
+    assert capsys.readouterr().err.count("note: the cached corpus") >= 250

@@ -9,6 +9,10 @@ table (:func:`course.claims.measure_claims` on the models the notebooks saved: d
 course teaches hold in this build?) and the teacher's table: which ideas each notebook covers, its
 assignments, and its student version (written to ``build/assignments/`` by
 :func:`course.teaching.assignments.write_student_versions`).
+
+A build of nothing (``only`` matching no notebook) is refused before anything is written; each file
+appears whole or not at all (papermill writes into a temporary folder), and a build that fails or is
+interrupted removes the folders it made and left empty.
 """
 
 from __future__ import annotations
@@ -17,14 +21,17 @@ import base64
 import html
 import json
 import os
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
 from ..edition import resolve_edition, text
-from ..errors import CourseError
+from ..errors import CourseError, NotebookFileError
 from ..paths import atomic_path, build_dir, project_root
 from ..settings import resolve_profile
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
@@ -49,10 +56,54 @@ class NotebookRun:
 
 
 def notebook_paths(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
-    """The course's notebooks in order: ``NN_*.ipynb`` in ``notebooks/``."""
+    """The course's notebooks in order: ``NN_*.ipynb`` in ``notebooks/`` (those whose name contains ``only``)."""
     folder = notebooks or project_root() / "notebooks"
     paths = sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb"))
     return [p for p in paths if only is None or only in p.name]
+
+
+def chosen_notebooks(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
+    """:func:`notebook_paths`, refused when it is empty, so that a build of nothing writes nothing.
+
+    Raises:
+        NotebookFileError: the folder holds no ``NN_*.ipynb`` notebooks, or none whose name contains ``only``
+            (the message names the pattern and the notebooks there are).
+    """
+    folder = Path(notebooks or project_root() / "notebooks")
+    everything = notebook_paths(folder)
+    if not everything:
+        raise NotebookFileError(f"{folder}: no NN_*.ipynb notebooks to build")
+    chosen = notebook_paths(folder, only)
+    if not chosen:
+        names = ", ".join(path.stem for path in everything)
+        raise NotebookFileError(f"--only {only!r} matches none of the notebooks in {folder} (there are: {names})")
+    return chosen
+
+
+@contextmanager
+def removing_empty_folders(out: Path) -> Iterator[None]:
+    """On an error or an interrupt, remove the folders under ``out`` (and ``out`` and the folders
+    above it) that did not exist before and hold nothing, so a failed build leaves nothing half-made."""
+    out = Path(out).absolute()
+    missing = [folder for folder in (out, *out.parents) if not folder.exists()]
+    existed = {folder for folder in out.rglob("*") if folder.is_dir()} if out.is_dir() else set()
+    try:
+        yield
+    except BaseException:
+        if out.is_dir():
+            made = [folder for folder in out.rglob("*") if folder.is_dir() and folder not in existed]
+            for folder in sorted(made, key=lambda path: len(path.parts), reverse=True):
+                _remove_if_empty(folder)
+        for folder in missing:  # deepest first
+            _remove_if_empty(folder)
+        raise
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:  # not empty, or already gone
+        pass
 
 
 def _title(notebook) -> str:
@@ -97,27 +148,32 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
     from nbconvert import HTMLExporter
 
     executed = out / "notebooks" / source.name
-    executed.parent.mkdir(parents=True, exist_ok=True)
     error = None
     start = time.perf_counter()
     previous = {name: os.environ.get(name) for name in ("COURSE_PROFILE", "COURSE_EDITION")}
     os.environ["COURSE_PROFILE"] = profile  # the kernel inherits them, for code that reads them directly
     os.environ["COURSE_EDITION"] = edition
-    try:
-        papermill.execute_notebook(str(source), str(executed), parameters={"PROFILE": profile, "EDITION": edition},
-                                   cwd=str(source.parent), kernel_name="python3", progress_bar=False)
-    except Exception as exc:  # papermill's execution error carries the cell's traceback
-        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-    seconds = time.perf_counter() - start
-    if not executed.is_file():
-        return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")
-    notebook = nbformat.read(executed, as_version=4)
+    with tempfile.TemporaryDirectory(prefix="course-build-") as running:  # papermill saves as it goes
+        output = Path(running) / source.name
+        try:
+            papermill.execute_notebook(str(source), str(output), parameters={"PROFILE": profile, "EDITION": edition},
+                                       cwd=str(source.parent), kernel_name="python3", progress_bar=False)
+        except Exception as exc:  # papermill's execution error carries the cell's traceback
+            error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
+        finally:
+            for name, value in previous.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        seconds = time.perf_counter() - start
+        if not output.is_file() or output.stat().st_size == 0:
+            return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")
+        notebook = nbformat.read(output, as_version=4)
+    if isinstance(notebook.metadata.get("papermill"), dict):
+        notebook.metadata["papermill"]["output_path"] = str(executed)
+    with atomic_path(executed) as temporary:  # whole, or not at all
+        nbformat.write(notebook, str(temporary))
     figures, headlines = _collect(notebook, source.stem, out / "figures")
     page = executed.with_suffix(".html")
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
@@ -139,11 +195,16 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
     edition = resolve_edition(edition)
     out = Path(out) if out is not None else build_dir() / ("zh" if edition == "zh" else "")
     folder = edition_folder(edition, notebooks)
-    (out / "models").mkdir(parents=True, exist_ok=True)
+    sources = chosen_notebooks(folder, only)  # nothing to build: say so before anything is written
+    with removing_empty_folders(out):
+        return _build(sources, folder, out, profile, edition)
+
+
+def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: str) -> list[NotebookRun]:
     students = {path.name: path for path in write_student_versions(out / "assignments", folder)}
     print(f"wrote {len(students)} student notebooks to {out / 'assignments'}", flush=True)
     runs = []
-    for source in notebook_paths(folder, only):
+    for source in sources:
         print(f"running {source.name} ({profile}, {edition}) ...", flush=True)
         run = run_notebook(source, out, profile, edition)
         print(f"  {run.seconds:6.1f} s  {'FAILED: ' + run.error if run.error else 'ok'}", flush=True)
