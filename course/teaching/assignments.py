@@ -65,6 +65,7 @@ TITLES = {
     "perplexity": "Perplexity from the log-probabilities",
     "char_cnn_highway": "Max-pooling over characters, and a highway layer",
     "padded_attention": "A padded batch with a causal mask",
+    "bpe_merges": "The BPE learning loop",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 

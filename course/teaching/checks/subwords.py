@@ -1,0 +1,205 @@
+"""Check of the BPE assignment (notebook 03): the learning loop of byte-pair encoding, against
+:func:`course.subwords.learn_bpe` on random small word counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ...subwords import END_OF_WORD, learn_bpe, merge_pair
+from .common import GENERIC, CheckFailed, _call, _count, _describe, _right, _sentence, _sizes, _span, _start
+
+Pair = tuple[str, str]
+
+
+# ------------------------------------------------------------------------- the usual mistakes, as code
+
+
+def _merge_right_to_left(symbols: list[str], pair: Pair) -> list[str]:
+    return merge_pair(symbols[::-1], pair[::-1])[::-1] if pair[0] == pair[1] else merge_pair(symbols, pair)
+
+
+def _merge_by_replace(symbols: list[str], pair: Pair) -> list[str]:
+    """``" ".join(symbols).replace("a b", "ab")``: also glues the ends of longer symbols (``xa b`` -> ``xab``)."""
+    return " ".join(symbols).replace(f"{pair[0]} {pair[1]}", pair[0] + pair[1]).split(" ")
+
+
+def _non_overlapping(symbols: list[str], pair: Pair) -> int:
+    return len(symbols) - len(merge_pair(symbols, pair))
+
+
+def _variant(word_counts: Mapping[str, int], merges: int, *, weighted: bool = True, marker: bool = True,
+             merge=merge_pair, overlaps: bool = True, ties: str = "smallest", across: bool = False) -> list[Pair]:
+    """BPE by the plain loop with one mistake switched on (or none: then it is ``learn_bpe``)."""
+    end = [END_OF_WORD] if marker else []
+    words = [[*word, *end] for word in word_counts]
+    counts = [int(count) if weighted else 1 for count in word_counts.values()]
+    if across:  # one stream: each word `count` times in a row, the words in the order of the table
+        words = [[symbol for word, count in zip(words, counts, strict=True) for _ in range(count) for symbol in word]]
+        counts = [1]
+    learned: list[Pair] = []
+    for _ in range(merges):
+        frequency: dict[Pair, int] = {}
+        for symbols, count in zip(words, counts, strict=True):
+            seen = list(zip(symbols, symbols[1:], strict=False))
+            for pair in dict.fromkeys(seen):
+                times = seen.count(pair) if overlaps or pair[0] != pair[1] else _non_overlapping(symbols, pair)
+                frequency[pair] = frequency.get(pair, 0) + count * times
+        if not frequency:
+            break
+        top = max(frequency.values())
+        tied = [pair for pair in frequency if frequency[pair] == top]        # in the order first seen
+        best = {"smallest": min(tied), "largest": max(tied), "first": tied[0]}[ties]
+        learned.append(best)
+        words = [merge(symbols, best) for symbols in words]
+    return learned
+
+
+_MISTAKES = [  # (key, the switches, what is wrong)
+    ("unweighted", dict(weighted=False),
+     "Your pair counts are not weighted by the word counts: each word's pairs count once, however often the word "
+     "occurs. f(a, b) adds the count c(w) of the word for every occurrence of the pair in it"),
+    ("marker", dict(marker=False),
+     f"Your merges never contain the end-of-word marker {END_OF_WORD!r}: each word's symbols should start as its "
+     f"characters followed by {END_OF_WORD!r}, so that a piece ending a word ('est{END_OF_WORD}') is learned apart "
+     "from the same letters inside one"),
+    ("across", dict(across=True),
+     f"Your merges glue the end of one word to the start of the next (a symbol with {END_OF_WORD!r} in its middle): "
+     "count pairs within each word only, never across word boundaries"),
+    ("right", dict(merge=_merge_right_to_left),
+     "You merge overlapping occurrences from the right: with the pair (a, a), 'a a a' should become 'aa a' "
+     "(scan left to right, and an occurrence that overlaps one just merged is not merged), not 'a aa'"),
+    ("overlaps", dict(overlaps=False),
+     "You count overlapping occurrences of a pair once: 'a a a' holds the adjacent pair (a, a) twice (at "
+     "positions 1-2 and 2-3), and f(a, b) counts every adjacent position, although only one of the two can be "
+     "merged"),
+    ("replace", dict(merge=_merge_by_replace),
+     "Your merge glues parts of longer symbols: replacing the text 'a b' in 'xa b' also merges the symbol 'xa' "
+     "with 'b'. Compare whole symbols (or, with a regular expression, only at symbol boundaries)"),
+    ("ties:first", dict(ties="first"),
+     "Your ties are broken differently: among pairs of equal count take the smallest in string order (compare the "
+     "left symbols, then the right ones), not the first pair met while counting"),
+    ("ties:largest", dict(ties="largest"),
+     "Your ties are broken differently: among pairs of equal count take the smallest in string order (compare the "
+     "left symbols, then the right ones), not the largest"),
+]
+
+
+# ------------------------------------------------------------------------------------------ the check
+
+
+def _table(rng: np.random.Generator, kind: str) -> tuple[dict[str, int], int, str]:
+    """A word count table of one kind, the number of merges to ask for, and the kind in words."""
+    if kind == "one":
+        letter, length = str(rng.choice(list("abc"))), int(rng.integers(3, 8))
+        return {letter * length: int(rng.integers(1, 9))}, length + 2, "one word, a run of one letter"  # too many
+    if kind == "runs":
+        words = {"a" * n: int(rng.integers(1, 6)) for n in rng.choice(np.arange(1, 8), 3, replace=False)}
+        return words | {"ba": int(rng.integers(1, 6))}, 6, "runs of one letter such as 'aaa'"
+    if kind == "ties":
+        size = int(rng.integers(3, 8))
+        words = {"".join(rng.choice(list("abcd"), int(rng.integers(2, 6)))) for _ in range(size)}
+        return {word: 1 for word in sorted(words, key=lambda _: rng.random())}, 6, "every count 1: many ties"
+    if kind == "skewed":  # one frequent word against several rarer words that share a pair
+        frequent = "".join(rng.choice(list("ab"), 3))
+        table = {frequent: int(rng.integers(20, 40))}
+        for _ in range(4):
+            table.setdefault("".join(rng.choice(list("cd"), int(rng.integers(2, 5)))), 1)
+        return dict(sorted(table.items(), key=lambda _: rng.random())), 5, "one frequent word and rare ones"
+    size = int(rng.integers(3, 16))
+    alphabet = list("abcdefgh"[: int(rng.integers(2, 7))])
+    table: dict[str, int] = {}
+    while len(table) < size:
+        table.setdefault("".join(rng.choice(alphabet, int(rng.integers(1, 9)))), int(np.ceil(40 / rng.integers(1, 41))))
+    return table, int(rng.integers(3, 25)), "random words"
+
+
+def _merges(value, where: str) -> list[Pair]:
+    """The student's answer as a list of pairs of strings, or CheckFailed saying why not."""
+    form = f"a list of pairs (a, b) of strings, e.g. [('e', 's'), ('es', 't{END_OF_WORD}')]"
+    if not isinstance(value, list | tuple):
+        raise CheckFailed(_sentence(f"Your function should return {form}; got {_describe(value)}", where))
+    pairs = []
+    for item in value:
+        if not isinstance(item, list | tuple) or len(item) != 2 or not all(isinstance(s, str) for s in item):
+            raise CheckFailed(_sentence(f"Your function should return {form}; one item is {_describe(item)}", where))
+        pairs.append((item[0], item[1]))
+    return pairs
+
+
+def _replay(word_counts: Mapping[str, int], got: list[Pair], expected: list[Pair]) -> list[tuple[str, str]]:
+    """Findings at the first merge where ``got`` leaves ``expected``: the counts there say what went wrong."""
+    step = next((k for k, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got),
+                                                                                                 len(expected)))
+    if step == len(expected) < len(got):
+        return [(GENERIC, f"Your function returned {len(got)} merges where {len(expected)} are possible: after merge "
+                          f"{step} every word is a single symbol, and the loop should stop there")]
+    if step == len(got) < len(expected):
+        return [(GENERIC, f"Your function returned {len(got)} merges; {len(expected)} were asked for and possible "
+                          f"(merge {step + 1} should be {expected[step]})")]
+    words = [[*word, END_OF_WORD] for word in word_counts]
+    for pair in expected[:step]:
+        words = [merge_pair(symbols, pair) for symbols in words]
+    frequency: dict[Pair, int] = {}
+    for symbols, count in zip(words, word_counts.values(), strict=True):
+        for pair in zip(symbols, symbols[1:], strict=False):
+            frequency[pair] = frequency.get(pair, 0) + int(count)
+    mine, right = got[step], expected[step]
+    at = f"merge {step + 1} is {mine} where it should be {right}"
+    if mine not in frequency:
+        return [(GENERIC, f"Your {at}, but after the first {step} merges {mine} is not a pair of adjacent symbols "
+                          "in any word (each merge glues two adjacent symbols of a word, left to right, and nothing "
+                          "else)")]
+    if frequency[mine] == frequency[right]:
+        return [("ties", f"Your {at}: both pairs occur {frequency[right]} times there. Among pairs of equal count "
+                         "take the smallest in string order (compare the left symbols, then the right ones)")]
+    once = sum(int(count) for symbols, count in zip(words, word_counts.values(), strict=True)
+               if right in zip(symbols, symbols[1:], strict=False))          # each word's occurrences counted once
+    if right[0] == right[1] and once <= frequency[mine] < frequency[right]:
+        return [("overlaps", f"Your {at}. {right} occurs {frequency[right]} times there, counting every adjacent "
+                             f"position: {_MISTAKES[4][2][0].lower() + _MISTAKES[4][2][1:]}")]
+    return [(GENERIC, f"Your {at}: after the first {step} merges {mine} occurs {frequency[mine]} times (each "
+                      f"occurrence weighted by its word's count) and {right} {frequency[right]} times; merge the most "
+                      "frequent pair")]
+
+
+def _findings(word_counts: Mapping[str, int], merges: int, got: list[Pair],
+              expected: list[Pair]) -> list[tuple[str, str]]:
+    findings = []
+    if any(END_OF_WORD in left for left, _ in got):
+        findings.append(("across", _MISTAKES[2][2]))
+    elif expected and any(END_OF_WORD in left + right for left, right in expected) \
+            and not any(END_OF_WORD in left + right for left, right in got):
+        findings.append(("marker", _MISTAKES[1][2]))
+    for key, switches, message in _MISTAKES:
+        if key not in {found for found, _ in findings} and got == _variant(word_counts, merges, **switches):
+            findings.append((key, message))
+    return findings + _replay(word_counts, got, expected)
+
+
+def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(word_counts, merges) -> [(a, b), ...]``.
+
+    Inputs: ``word_counts`` a dict {word: count} (words of letters, counts >= 1) and ``merges`` a whole number.
+    Expected: the merges :func:`course.subwords.learn_bpe` learns, in order: each word starts as its characters
+    and ``"</w>"``; adjacent pairs are counted within words, weighted by the words' counts, overlaps included;
+    the most frequent pair is merged left to right in every word; ties go to the smallest pair in string order;
+    the loop stops early when every word is one symbol.
+    """
+    rng, failures = _start(function, "bpe_merges", seed, trials)
+    kinds = _sizes(trials, ["one", "runs", "ties", "skewed", "runs", "ties"],
+                   lambda: str(rng.choice(["random", "random", "ties", "runs", "skewed"])))
+    sizes = []
+    for kind in kinds:
+        word_counts, merges, described = _table(rng, kind)
+        sizes.append(len(word_counts))
+        where = f"{_count(len(word_counts), 'word')}, {described}, merges={merges}"
+        result = _call(function, (dict(word_counts), merges), shapes=f"a dict of {len(word_counts)} words")
+        got = _merges(result, where)
+        expected = learn_bpe(word_counts, merges)
+        if got != expected:
+            failures.add(where, _findings(word_counts, merges, got, expected))
+    failures.raise_if_any()
+    _right(f"the merges match course.subwords.learn_bpe on {trials} random count tables "
+           f"({_span(sizes)} words each), ties and runs such as 'aaa' among them.")
