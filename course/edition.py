@@ -89,6 +89,17 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "subwords jieba words": {"en": "jieba's words", "zh": "jieba 分出的词"},
     "subwords annotated words": {"en": "the corpus's own words (hand-checked)", "zh": "语料自带的词（人工校对）"},
     "subwords characters": {"en": "single characters", "zh": "单个汉字"},
+    # notebook 11, section 7b: how far back each language model looks
+    "context use distance": {"en": "d: words kept intact before the word (the ones farther back perturbed)",
+                             "zh": "d：目标词之前保持原样的词数（更远的被扰动）"},
+    "context use increase": {"en": "loss increase (nats per word)", "zh": "损失的增加（每词，nats）"},
+    "context use shuffle": {"en": "far context shuffled", "zh": "远处上下文被打乱"},
+    "context use replace": {"en": "far context replaced by random words", "zh": "远处上下文被换成随机词"},
+    "context use position": {"en": "position k of the word (k − 1 words of context)",
+                             "zh": "词在句中的位置 k（前面有 k − 1 个词的上下文）"},
+    "context use mean loss": {"en": "mean loss (nats per word)", "zh": "平均损失（每词，nats）"},
+    "context use position title": {"en": "Loss by position ({n:,} held-out sentences)",
+                                   "zh": "按位置的损失（{n:,} 个留出句子）"},
     # course.claims and the build's index
     "claim": {"en": "claim", "zh": "论断"},
     "notebook": {"en": "notebook", "zh": "笔记本"},

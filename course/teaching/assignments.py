@@ -66,6 +66,7 @@ TITLES = {
     "char_cnn_highway": "Max-pooling over characters, and a highway layer",
     "padded_attention": "A padded batch with a causal mask",
     "bpe_merges": "The BPE learning loop",
+    "weat_effect_size": "The WEAT effect size and its permutation p-value",
 }
 """A title for each assignment of the course, by id (the teacher's page and the grade table use them)."""
 

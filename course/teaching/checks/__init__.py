@@ -18,7 +18,8 @@ message names the mistake they have in common.
 One module per topic, named after the notebooks' subjects: :mod:`~course.teaching.checks.corpus`
 (notebooks 00-01), :mod:`~course.teaching.checks.word2vec` (02-03), :mod:`~course.teaching.checks.gradients`
 (the gradients of 02 and 04, against finite differences), :mod:`~course.teaching.checks.bounds` (03's
-entropy bound), :mod:`~course.teaching.checks.glove` (04), :mod:`~course.teaching.checks.analogy` (05),
+entropy bound), :mod:`~course.teaching.checks.subwords` (03's BPE), :mod:`~course.teaching.checks.glove` (04),
+:mod:`~course.teaching.checks.analogy` and :mod:`~course.teaching.checks.bias` (05),
 :mod:`~course.teaching.checks.bilm` (06), :mod:`~course.teaching.checks.elmo` (07-08),
 :mod:`~course.teaching.checks.transfer` (09-10), :mod:`~course.teaching.checks.transformer` and
 :mod:`~course.teaching.checks.attention` (11); :mod:`~course.teaching.checks.common` holds the machinery
@@ -27,6 +28,7 @@ they share. Every check is importable from this package and from its module.
 
 from .analogy import check_analogy_3cosadd
 from .attention import check_padded_attention
+from .bias import check_weat_effect_size
 from .bilm import check_char_cnn_highway, check_perplexity
 from .bounds import check_entropy_bound
 from .common import CheckFailed
@@ -34,6 +36,7 @@ from .corpus import check_oov_rate_estimate, check_positive_pmi
 from .elmo import check_scalar_mix, check_sense_knn_accuracy
 from .glove import check_glove_loss, check_glove_weighting
 from .gradients import check_glove_gradients, check_negative_sampling_gradients
+from .subwords import check_bpe_merges
 from .transfer import check_discriminative_rates, check_entity_f1, check_entity_spans, check_slanted_triangular
 from .transformer import check_masked_attention
 from .word2vec import (
@@ -46,6 +49,7 @@ from .word2vec import (
 __all__ = [
     "CheckFailed",
     "check_analogy_3cosadd",
+    "check_bpe_merges",
     "check_char_cnn_highway",
     "check_discriminative_rates",
     "check_entity_f1",
@@ -67,4 +71,5 @@ __all__ = [
     "check_scalar_mix",
     "check_sense_knn_accuracy",
     "check_slanted_triangular",
+    "check_weat_effect_size",
 ]

@@ -1,0 +1,163 @@
+"""Check of the WEAT assignment (notebook 05): the effect size and the exact one-sided permutation p-value of the
+Word Embedding Association Test, against :func:`course.bias.weat_vectors`."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+
+from ...bias import associations, weat_vectors
+from .common import GENERIC, CheckFailed, _call, _close, _describe, _number, _right, _sentence, _sizes, _span, _start
+
+MAX_SPLITS = 924  # C(12, 6): the most splits of X ∪ Y a trial asks for, so that every p-value is exact
+
+
+def _effect_size(X, Y, A, B, *, std: str = "pooled", cosine: bool = True, mean_attributes: bool = True) -> float:
+    """The effect size d, or what a usual mistake makes of it.
+
+    std: "pooled" (sample std over X ∪ Y, the definition), "population" (ddof 0), "x_only" (over X alone),
+    "two_groups" (Cohen's pooled std of the two groups), "none" (no division); cosine: cosines (else raw dot
+    products); mean_attributes: mean over A and over B (else sums)."""
+    if cosine:
+        X, Y, A, B = (m / np.linalg.norm(m, axis=1, keepdims=True) for m in (X, Y, A, B))
+    reduce = np.mean if mean_attributes else np.sum
+    s_x, s_y = (reduce(W @ A.T, axis=1) - reduce(W @ B.T, axis=1) for W in (X, Y))
+    both = np.concatenate([s_x, s_y])
+    spread = {"pooled": lambda: np.std(both, ddof=1), "population": lambda: np.std(both),
+              "x_only": lambda: np.std(s_x, ddof=1),
+              "two_groups": lambda: np.sqrt((np.var(s_x, ddof=1) + np.var(s_y, ddof=1)) / 2),
+              "none": lambda: 1.0}[std]()
+    return float((s_x.mean() - s_y.mean()) / spread)
+
+
+def _p_values(X, Y, A, B) -> dict[str, float]:
+    """The exact one-sided p-value by brute force, and what the usual mistakes make of it."""
+    s = np.concatenate([associations(X, A, B), associations(Y, A, B)])
+    n_x, n = len(X), len(X) + len(Y)
+    differences = []
+    for chosen in itertools.combinations(range(n), n_x):
+        mask = np.zeros(n, dtype=bool)
+        mask[list(chosen)] = True
+        differences.append(s[mask].mean() - s[~mask].mean())
+    differences = np.array(differences)
+    observed = s[:n_x].mean() - s[n_x:].mean()
+    slack = 1e-9 * max(1.0, float(np.abs(differences).max()))
+    at_least = np.mean(differences >= observed - slack)
+    return {"strict": float(np.mean(differences > observed + slack)),
+            "two_sided": float(np.mean(np.abs(differences) >= abs(observed) - slack)),
+            "other_tail": float(np.mean(differences <= observed + slack)),
+            "complement": float(1 - at_least)}
+
+
+_D_MISTAKES = [  # (key, keyword arguments of _effect_size, what is wrong)
+    ("d:x_only", {"std": "x_only"}, "Your effect size divides by the standard deviation of s(x, A, B) over X only; "
+                                    "d takes it over all the target words, X ∪ Y"),
+    ("d:two_groups", {"std": "two_groups"}, "Your effect size divides by Cohen's pooled standard deviation of the two "
+                                            "groups; WEAT's d takes one standard deviation over X ∪ Y together"),
+    ("d:none", {"std": "none"}, "Your effect size is the difference of the means without dividing by the standard "
+                                "deviation over X ∪ Y: that is not standardised, and it is not d"),
+    ("d:population", {"std": "population"}, "Your effect size uses the population standard deviation (ddof=0); "
+                                            "the assignment asks for the sample standard deviation, ddof=1"),
+    ("d:dot", {"cosine": False}, "Your effect size uses raw dot products w · a where WEAT takes the cosine "
+                                 "cos(w, a): normalise the vectors to unit length first"),
+    ("d:sums", {"mean_attributes": False}, "Your association s(w, A, B) sums the cosines over A and over B; it is "
+                                           "the mean over A minus the mean over B (they differ when |A| ≠ |B|)"),
+]
+_P_MISTAKES = {
+    "strict": "Your p-value counts only the splits whose statistic is strictly above the observed one, so the "
+              "observed split itself is missing: count those at least as large (≥), with a tolerance for "
+              "rounding, since the observed split added up again may differ in the last bits",
+    "two_sided": "Your p-value is two-sided (|statistic| ≥ |observed|); WEAT's is one-sided: the share of splits "
+                 "whose difference of means is at least the observed one",
+    "other_tail": "Your p-value counts the splits whose statistic is at most the observed one: the other tail. "
+                  "Count those at least as large as the observed one",
+    "complement": "Your p-value is 1 minus the right one: count the splits whose statistic is at least the "
+                  "observed one, not those below it",
+}
+
+
+def _case(rng: np.random.Generator, n_x: int, n_y: int, n_a: int, n_b: int, dim: int, planted: bool):
+    """Random target and attribute vectors of uneven lengths; with ``planted``, X leans towards A and Y
+    towards B."""
+    scale = lambda n: np.exp(rng.normal(0, 0.8, (n, 1)))  # noqa: E731
+    A, B = rng.normal(size=(n_a, dim)), rng.normal(size=(n_b, dim))
+    X, Y = rng.normal(size=(n_x, dim)), rng.normal(size=(n_y, dim))
+    if planted:
+        strength = rng.uniform(0.3, 1.2)
+        X = X + strength * A.mean(axis=0)
+        Y = Y + strength * B.mean(axis=0)
+    return tuple(m * scale(len(m)) for m in (X, Y, A, B))
+
+
+def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 20) -> None:
+    """Check ``function(X, Y, A, B) -> (effect_size, p_value)``.
+
+    Inputs: target vectors ``X`` ``(n_X, d)`` and ``Y`` ``(n_Y, d)``, attribute vectors ``A`` ``(n_A, d)`` and
+    ``B`` ``(n_B, d)``, random and of uneven lengths, some with X planted near A and Y near B; at most
+    924 splits of X ∪ Y. Expected: WEAT's effect size d (sample std over X ∪ Y) and the exact one-sided
+    permutation p-value, as :func:`course.bias.weat_vectors` computes them.
+    """
+    rng, failures = _start(function, "weat_effect_size", seed, trials)
+    edges = [(2, 2, 1, 1, 3), (2, 3, 2, 3, 4), (3, 3, 2, 2, 5), (4, 2, 3, 5, 8), (6, 6, 4, 4, 10)]
+
+    def draw():
+        while True:
+            n_x, n_y = (int(v) for v in rng.integers(2, 8, size=2))
+            if comb(n_x + n_y, n_x) <= MAX_SPLITS:
+                return n_x, n_y, int(rng.integers(1, 7)), int(rng.integers(1, 7)), int(rng.integers(3, 31))
+
+    cases = _sizes(trials, edges, draw)
+    for trial, (n_x, n_y, n_a, n_b, dim) in enumerate(cases):
+        X, Y, A, B = _case(rng, n_x, n_y, n_a, n_b, dim, planted=trial % 2 == 1)
+        where = f"n_X={n_x}, n_Y={n_y}, n_A={n_a}, n_B={n_b}, d={dim}"
+        result = _call(function, (X.copy(), Y.copy(), A.copy(), B.copy()),
+                       shapes=f"X {X.shape}, Y {Y.shape}, A {A.shape}, B {B.shape}")
+        if not isinstance(result, tuple | list) or len(result) != 2:
+            raise CheckFailed(_sentence("Your function should return a tuple (effect_size, p_value) of 2 numbers, "
+                                        f"got {_describe(result)}", where))
+        effect_size, p_value = (_number(value, name, where) for value, name in zip(result, ("The effect size",
+                                                                                            "The p-value"),
+                                                                                     strict=True))
+        reference = weat_vectors(X, Y, A, B)
+        assert reference.exact
+        findings = []
+        if not _close(effect_size, reference.effect_size):
+            findings += _effect_findings(X, Y, A, B, effect_size, reference.effect_size)
+        if not _close(p_value, reference.p_value):
+            findings += _p_findings(X, Y, A, B, p_value, reference)
+        if findings:
+            failures.add(where, findings)
+    failures.raise_if_any()
+    _right(f"the effect size and the exact p-value match WEAT on {trials} random sets of vectors "
+           f"(n_X + n_Y from {_span([c[0] + c[1] for c in cases])} target words, up to "
+           f"{max(comb(c[0] + c[1], c[0]) for c in cases)} splits).")
+
+
+def _effect_findings(X, Y, A, B, value: float, right: float) -> list[tuple[str, str]]:
+    findings = []
+    if _close(value, -right):
+        findings.append(("d:sign", "Your effect size has the sign turned round: d is mean over X minus mean over "
+                                   "Y of s(w, A, B), with s = mean cos to A minus mean cos to B"))
+    for key, kwargs, message in _D_MISTAKES:
+        mistaken = _effect_size(X, Y, A, B, **kwargs)
+        if _close(value, mistaken) or _close(value, -mistaken):
+            findings.append((key, message))
+    return findings + [(GENERIC, f"Your effect size is {value:.6g}; WEAT's d is {right:.6g}")]
+
+
+def _p_findings(X, Y, A, B, value: float, reference) -> list[tuple[str, str]]:
+    findings = []
+    if not 0 <= value <= 1:
+        findings.append(("fact:p_range", f"Your p-value {value:.6g} is not between 0 and 1"))
+    wrong = _p_values(X, Y, A, B)
+    for key, message in _P_MISTAKES.items():
+        if _close(value, wrong[key]):
+            findings.append((f"p:{key}", message))
+    if not _close(value * reference.partitions, round(value * reference.partitions)):
+        findings.append(("p:fraction", f"Your p-value {value:.6g} is not a whole number of splits out of the "
+                                       f"{reference.partitions} ways to choose {len(X)} of the {len(X) + len(Y)} "
+                                       "target words as X_i: enumerate every split once"))
+    return findings + [(GENERIC, f"Your p-value is {value:.6g}; the exact one-sided p-value over the "
+                                 f"{reference.partitions} splits is {reference.p_value:.6g}")]
