@@ -1,6 +1,7 @@
 """Solution markers, student versions, and agreement with nbgrader's generate_assignment."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -245,3 +246,24 @@ def test_each_student_version_runs_up_to_its_first_assignment_and_stops_there(pa
     failed = [i for i, cell in enumerate(student.cells)
               if any(output.get("output_type") == "error" for output in cell.get("outputs", []))]
     assert failed == [first.grade_cell]
+
+
+def answer_entries(text: str) -> tuple[int, int]:
+    """``(bullets, numbered items)`` at the start of a line in an answer cell's text."""
+    lines = text.split("\n")
+    return (sum(line.startswith("- ") for line in lines),
+            sum(bool(re.match(r"\d+\. ", line)) for line in lines))
+
+
+@pytest.mark.parametrize("path", [*notebook_paths(), *notebook_paths(Path("notebooks") / "zh")],
+                         ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_every_question_and_exercise_has_a_teachers_answer(path):
+    notebook = nbformat.read(path, as_version=4)
+    answers = [cell for cell in notebook.cells if is_answer_cell(cell)]
+    assert len(answers) == 1 and answers[0] is notebook.cells[-1], f"{path}: one answer cell, the last one"
+    english = nbformat.read(Path("notebooks") / path.name, as_version=4)
+    markdown = [cell.source for cell in english.cells if cell.cell_type == "markdown" and not is_answer_cell(cell)]
+    questions = sum(source.count("**Question") for source in markdown)
+    after = re.split(r"^## Exercises", "\n\n".join(markdown), maxsplit=1, flags=re.M)
+    exercises = len(re.findall(r"^\d+\. ", after[1], re.M)) if len(after) == 2 else 0
+    assert answer_entries(answer_text(answers[0])) == (questions, exercises), path
