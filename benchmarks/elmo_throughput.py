@@ -84,7 +84,7 @@ def run(corpus, name: str, device: str, epochs: int | None, max_steps: int | Non
     if save_dir:
         model.save(Path(save_dir) / f"elmo-{name}-{Path(corpus.name).stem}.pt")
     state = model.state
-    heldout = state.heldout[-1] if state.heldout else {"forward": float("nan"), "backward": float("nan")}
+    heldout = state.kept or {"forward": float("nan"), "backward": float("nan")}
     return {"preset": name, "device": str(model.device), "parameters": sum(p.numel() for p in model.bilm.parameters()),
             "vocabulary": len(model.words), "epochs": round(state.tokens / max(1, _train_tokens(corpus, config)), 2),
             "steps": state.step, "tokens": state.tokens, "train_seconds": state.seconds, "wall_seconds": wall,

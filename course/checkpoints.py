@@ -1,7 +1,11 @@
 """Checkpoint files of the static-vector trainers: a dict of plain types and tensors, written
 atomically with ``torch.save`` and read back with ``torch.load(weights_only=True)``, which
-unpickles only plain types and tensors: a crafted file cannot run code, it is refused. A checkpoint
-also names the corpus it was trained on, so that resuming on another corpus is refused."""
+unpickles only plain types and tensors: a crafted file cannot run code, it is refused.
+
+Every trainer's checkpoint records its run's identity (:func:`run_identity`: the corpus, by its
+name and a hash of its token stream, and the vocabulary), and every trainer resumes through
+:func:`check_resumable`, which refuses another corpus, another vocabulary or other settings, and
+a checkpoint written before the identity was recorded."""
 
 from __future__ import annotations
 
@@ -90,26 +94,68 @@ def resumes(checkpoint: str | os.PathLike | None, resume: bool) -> bool:
     return bool(resume and Path(checkpoint).is_file())
 
 
-def check_resumable(path: str | os.PathLike, saved: dict, corpus, config: dict, free=frozenset()) -> None:
-    """Refuse to resume the checkpoint at ``path`` on another corpus or with other settings.
+def vocabulary_key(words) -> dict:
+    """What a checkpoint records of the vocabulary it was trained with: its size and a SHA-256 of
+    its words, in order."""
+    words = [str(word) for word in words]
+    return {"words": len(words), "sha256": hashlib.sha256("\n".join(words).encode("utf-8")).hexdigest()}
 
-    ``saved`` is its payload (``config``, and ``corpus`` as :func:`corpus_key` gives it; a
-    checkpoint without one is not checked for its corpus); ``config`` the settings asked for now,
-    as a dict; the keys in ``free`` may differ.
 
-    Raises:
-        SettingError: one line naming what differs.
-    """
+def run_identity(corpus, words) -> dict:
+    """The identity every trainer's checkpoint records and a resume must match: the corpus
+    (:func:`corpus_key`: its name and a hash of its token stream) and the vocabulary ``words``
+    (:func:`vocabulary_key`)."""
+    return {"corpus": corpus_key(corpus), "vocabulary": vocabulary_key(words)}
+
+
+def labelled_corpus(name: str, sentences) -> object:
+    """Labelled texts as a corpus whose tokens are ``word<TAB>label`` pairs (``label`` may be one per
+    word or one per text), so that :func:`corpus_key` hashes the words and their labels together."""
+    from .corpus import from_sentences
+
+    return from_sentences([[f"{word}\t{label}" for word, label in pairs] for pairs in sentences], name=name)
+
+
+def identity_differences(saved: dict | None, now: dict) -> list[str]:
+    """What differs between the identity ``saved`` in a checkpoint and the run's ``now``, in words:
+    ``["on another corpus ('wiki-en', 24,807 sentences, ...; now ...)", "with another vocabulary
+    (12,000 words; now 8,000)"]``; empty where they are the same."""
     differences = []
-    trained_on, now = saved.get("corpus"), corpus_key(corpus)
-    if trained_on is not None and trained_on.get("sha256") != now["sha256"]:
+    trained_on, corpus = saved["corpus"], now["corpus"]
+    if trained_on.get("sha256") != corpus["sha256"]:
         def described(key: dict) -> str:
             return (f"{key.get('name')!r}, {_many(key.get('sentences', 0), 'sentence')}, "
                     f"{_many(key.get('tokens', 0), 'token')}")
 
-        same_size = described(trained_on) == described(now)
+        same_size = described(trained_on) == described(corpus)
         differences.append(f"on another corpus ({described(trained_on)}{', other words' if same_size else ''}; "
-                           f"now {described(now)})")
+                           f"now {described(corpus)})")
+    vocabulary, wanted = saved["vocabulary"], now["vocabulary"]
+    if vocabulary.get("sha256") != wanted["sha256"]:
+        sizes = (f"{_many(vocabulary.get('words', 0), 'word')}; now {_many(wanted['words'], 'word')}"
+                 if vocabulary.get("words") != wanted["words"] else f"{_many(wanted['words'], 'word')}, other ones")
+        differences.append(f"with another vocabulary ({sizes})")
+    return differences
+
+
+def check_resumable(path: str | os.PathLike, saved: dict, now: dict, config: dict, free=frozenset()) -> None:
+    """Refuse to resume the checkpoint at ``path`` on another corpus, with another vocabulary or
+    with other settings: the one check every trainer makes before it resumes.
+
+    Args:
+        saved: the checkpoint's ``{"identity", "config"}`` (identity as :func:`run_identity`
+            gives it; a checkpoint without one, written before checkpoints recorded it, is refused).
+        now: the identity of the run asked for now (:func:`run_identity`).
+        config: the settings asked for now, as a dict; the keys in ``free`` may differ.
+
+    Raises:
+        SettingError: one line naming what differs.
+    """
+    if not saved.get("identity"):
+        raise SettingError(f"{path}: an older checkpoint that does not record the corpus and vocabulary it was "
+                           "trained on, so resuming it cannot be checked; train afresh (delete it, or give "
+                           "another checkpoint file)")
+    differences = identity_differences(saved["identity"], now)
     changed = [f"{key}={saved['config'].get(key)!r} (now {value!r})" for key, value in config.items()
                if key not in free and saved["config"].get(key) != value]
     if changed:

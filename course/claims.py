@@ -14,7 +14,8 @@ when the test data are drawn again (the spread), and a verdict:
 The rules, claim by claim:
 
 1. *A neural language model beats counting* (notebook 06), for each corpus with a saved biLM:
-   the biLM's final held-out perplexity in each direction (``state.heldout[-1]``) against
+   the held-out perplexity in each direction of the weights the biLM kept (``state.kept``: the
+   best epoch's; the last measurement for a model saved before it kept its best) against
    interpolated Kneser-Ney bigram and trigram models (:class:`course.ngram.KneserNeyLM`) counted
    on the biLM's own training sentences, over its vocabulary, and measured on its held-out
    sentences. Holds when both directions are below both n-gram models. Margin: the smaller
@@ -188,7 +189,7 @@ def language_model_claim(corpus_name: str, bilm_perplexities: Mapping[str, float
 
     Args:
         corpus_name: the corpus (``"wiki-en"``).
-        bilm_perplexities: ``{"forward": p, "backward": q}``, e.g. ``model.state.heldout[-1]``.
+        bilm_perplexities: ``{"forward": p, "backward": q}``, e.g. ``model.state.kept``.
         kneser_ney: ``{(order, direction): perplexity}`` for orders 2 and 3 and both directions
             (notebook 06's ``kneser_ney``), measured on the same held-out sentences.
     """
@@ -728,7 +729,7 @@ def _language_model_row(corpus_name: str, model, profile: str, say) -> Claim:
     vocabulary = [word for word in model.words.words if word not in model.words.specials]
     kneser_ney = {(order, d): KneserNeyLM(train, order=order, vocabulary=vocabulary, direction=d).perplexity(heldout)
                   for order in (2, 3) for d in DIRECTIONS}
-    return language_model_claim(corpus_name, model.state.heldout[-1], kneser_ney)
+    return language_model_claim(corpus_name, model.state.kept, kneser_ney)
 
 
 def _sense_measurement(model, probes, bag_vectors) -> dict:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .edition import EDITIONS
 from .errors import CourseError
-from .paths import atomic_path, check_writable
+from .paths import atomic_path, claim_output, release_outputs
 
 
 def _write_json(payload, destination: str) -> None:
@@ -132,12 +132,14 @@ def train_word2vec_command(args) -> int:
     from dataclasses import replace
 
     from .corpus import load_corpus
+    from .devices import resolve_device
     from .fields import from_options
     from .word2vec import Word2VecConfig, train_word2vec
 
     config = from_options(Word2VecConfig, args)
     if config.loss == "hs":
         config = replace(config, negative=0)  # hierarchical softmax draws no noise words
+    resolve_device(config.device)  # no CUDA: say so before reading the corpus
     out = _vectors_out(args.out)
     _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
@@ -157,7 +159,7 @@ def _model_out(args) -> Path:
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the model")
-    check_writable(out, "model")
+    claim_output(out, "model")
     _check_checkpoint(args)
     return out
 
@@ -175,9 +177,9 @@ def train_elmo_command(args) -> int:
     model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
     model.save(out)
     state = model.state
-    heldout = state.heldout[-1] if state.heldout else None
+    heldout = state.kept  # the weights kept are the best's
     perplexity = (f", held-out perplexity {heldout['forward']:.1f} forward / {heldout['backward']:.1f} backward"
-                  if heldout else "")
+                  f"{_kept(state)}" if heldout else "")
     print(f"wrote {out}: {model!r} ({state.seconds:.0f} s of training, {state.tokens_per_second:,.0f} tokens/s"
           f"{perplexity})", file=sys.stderr)
     return 0
@@ -197,11 +199,19 @@ def train_transformer_command(args) -> int:
                               resume=args.resume)
     model.save(out)
     state = model.state
-    heldout = f", held-out perplexity {state.heldout[-1]['perplexity']:.1f}" if state.heldout else ""
+    kept = state.kept  # the weights kept are the best's
+    heldout = f", held-out perplexity {kept['perplexity']:.1f}{_kept(state)}" if kept else ""
     what = "masked positions" if config.objective == "masked" else "next words"
     print(f"wrote {out}: {config.objective} Transformer, {model.num_parameters:,} weights ({state.seconds:.0f} s of "
           f"training, {state.tokens_per_second:,.0f} tokens/s{heldout} on {what})", file=sys.stderr)
     return 0
+
+
+def _kept(state) -> str:
+    """How a language model's held-out measurement was chosen: `` (epoch 4 of 9, stopped early)``."""
+    if state.best is None:
+        return ""
+    return f" (epoch {state.best['epoch']} of {state.epoch}{', stopped early' if state.stopped_early else ''})"
 
 
 def train_tagger_command(args) -> int:
@@ -240,6 +250,11 @@ def train_tagger_command(args) -> int:
         bert = Transformer.load(args.bert, device=args.device)
     data = ner_data(args.data)
     train = data.training_sentences(labels, seed=config.seed)  # too many asked for: say so before any work
+    pretrained = {"elmo": (elmo, f"--elmo {args.elmo}"), "bert": (bert, f"--bert {args.bert}"),
+                  "word2vec": (vectors, f"--vectors {args.vectors}"), "glove": (vectors, f"--vectors {args.vectors}")}
+    model, where = pretrained.get(config.input.removesuffix("-finetuned"), (None, ""))
+    if model is not None:  # an English model under Chinese names reads nothing: refused, as train classifier does
+        _check_fits(model, [sentence.words for sentence in train], where)
     dev, test = data.dev[:args.dev_sentences], data.test
     tagger = train_tagger(train, dev, config, vectors=vectors, elmo=elmo, bert=bert, progress=not args.quiet,
                           checkpoint=args.checkpoint, resume=args.resume)
@@ -273,7 +288,7 @@ def train_classifier_command(args) -> int:
     if args.lm_out:
         if args.lm_epochs == 0:
             raise SettingError("--lm-out writes the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
-        check_writable(args.lm_out, "model")
+        claim_output(args.lm_out, "model")
     labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
     if (args.positive is None) != (args.negative is None):
         raise SettingError("give both --positive and --negative (one review a line each), or neither")
@@ -284,7 +299,8 @@ def train_classifier_command(args) -> int:
         check_vocabulary(lm, [r.words for r in train_reviews], where=f"--lm {args.lm}")
     if args.lm_epochs:
         lm_config = LanguageModelConfig(epochs=args.lm_epochs, seed=config.seed, device=args.device)
-        lm = fine_tune_lm(lm, data.unlabelled_texts("train"), lm_config, progress=not args.quiet)
+        lm = fine_tune_lm(lm, data.unlabelled_texts("train"), lm_config, progress=not args.quiet,
+                          heldout=data.unlabelled_texts("dev")[:args.dev_reviews])  # its best epoch is kept
         if args.lm_out:
             lm.save(args.lm_out)
     dev = data.dev[:args.dev_reviews]
@@ -315,6 +331,10 @@ def probe(args) -> int:
     probes = read_probes(args.probes, split=args.split)
     context_vectors = load_vectors(args.context_vectors) if args.context_vectors else None
     model = Elmo.load(args.model, device=args.device)
+    sentences = [probe.tokens for probe in probes]
+    _check_fits(model, sentences, f"--model {args.model}")  # an English biLM under Chinese probes, say
+    if context_vectors is not None:
+        _check_fits(context_vectors, sentences, f"--context-vectors {args.context_vectors}")
     results = probe_model(model, probes, context_vectors=context_vectors)
     if args.json:
         _write_json(results, args.json)
@@ -325,7 +345,9 @@ def probe(args) -> int:
 
 def claims_command(args) -> int:
     from .claims import claims_json, claims_markdown, format_claims, measure_claims
+    from .devices import resolve_device
 
+    resolve_device(args.device)  # no CUDA: say so, whether or not a model is loaded later
     _check_json_out(args.json)
     rows = measure_claims(args.profile, device=args.device, progress=not args.quiet)
     if args.json:
@@ -337,10 +359,12 @@ def claims_command(args) -> int:
 
 def train_glove_command(args) -> int:
     from .corpus import load_corpus
+    from .devices import resolve_device
     from .fields import from_options
     from .glove import GloVeConfig, train_glove
 
     config = from_options(GloVeConfig, args)
+    resolve_device(config.device)  # no CUDA: say so before reading the corpus
     out = _vectors_out(args.out)
     _check_checkpoint(args)
     corpus = load_corpus(args.corpus, progress=not args.quiet)
@@ -383,12 +407,15 @@ def assignments_command(args) -> int:
 
 
 def grade_command(args) -> int:
+    from .paths import check_writable
     from .teaching.grading import grade_notebook
     from .teaching.sandbox import Limits
 
+    if args.json and args.json != "-":
+        check_writable(args.json, "report")  # before grading, not after it
     limits = Limits(memory=args.memory, cpu_seconds=args.cpu_time, processes=args.processes)
     report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source,
-                            limits=limits)
+                            limits=limits, notebook_timeout=args.notebook_timeout)
     rows = [("assignment", "points", "score", "result")]
     rows += [(r.id, f"{r.points:g}", f"{r.score:g}", r.reason) for r in report.results]
     rows.append(("total", f"{report.points:g}", f"{report.score:g}",
@@ -401,8 +428,13 @@ def grade_command(args) -> int:
 
 
 def editions_command(args) -> int:
+    from .errors import NotebookFileError
     from .teaching import editions
 
+    if args.editions_command in ("check", "sync") and not getattr(args, "notebook", None):
+        folder = args.notebooks or editions.project_root() / "notebooks"
+        if not editions.notebook_paths(folder):  # nothing to check or copy: say so, not "in step"
+            raise NotebookFileError(f"{folder}: no NN_*.ipynb notebooks")
     if args.editions_command == "check":
         problems = editions.check_editions(args.notebooks)
         for problem in problems:
@@ -417,6 +449,25 @@ def editions_command(args) -> int:
     written = editions.stamp(args.notebook, args.cell)
     print(f"{args.notebook}: {len(written)} cells recorded as in step with the English ({', '.join(written)})")
     return 0
+
+
+def _check_fits(model, sentences, where: str) -> None:
+    """Refuse a pretrained model of another language or vocabulary with the test ``train classifier``
+    uses (:func:`course.ulmfit.check_vocabulary`): it must read at least half of the characters of
+    ``sentences``' words. A biLM reads characters; a Transformer or static vectors (gensim
+    ``KeyedVectors``) read whole words, and the characters of their vocabulary stand in.
+
+    Raises:
+        SettingError: one line naming ``where``, the share of characters it knows, and what to do.
+    """
+    from types import SimpleNamespace
+
+    from .ulmfit import check_vocabulary
+
+    if not hasattr(model, "characters"):
+        words = model.words.words if hasattr(model, "words") else model.index_to_key
+        model = SimpleNamespace(characters=SimpleNamespace(char_to_id=set("".join(map(str, words)))))
+    check_vocabulary(model, sentences, where=where)
 
 
 # --------------------------------------------------------------------------------------- parser
@@ -445,7 +496,7 @@ def _vectors_out(path: str) -> Path:
     out = Path(path)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the vectors")
-    return check_writable(out, "vectors")
+    return claim_output(out, "vectors")
 
 
 def _check_checkpoint(args) -> None:
@@ -455,13 +506,13 @@ def _check_checkpoint(args) -> None:
     if args.resume and not args.checkpoint:
         raise SettingError("--resume needs --checkpoint FILE: the checkpoint to continue from")
     if args.checkpoint:
-        check_writable(args.checkpoint, "checkpoint")
+        claim_output(args.checkpoint, "checkpoint")
 
 
 def _check_json_out(destination: str | None) -> None:
     """Refuse, before any work, a ``--json`` file that cannot be written (``-`` is standard output)."""
     if destination and destination != "-":
-        check_writable(destination, "JSON")
+        claim_output(destination, "JSON")
 
 
 def _vectors_output_arguments(sub: argparse.ArgumentParser) -> None:
@@ -657,6 +708,8 @@ def make_parser() -> argparse.ArgumentParser:
     grader = commands.add_parser("grade", help="run a student's notebook and score each assignment")
     grader.add_argument("notebook", type=Path, help="the filled-in student notebook (it is never changed)")
     grader.add_argument("--timeout", type=_positive_int, default=120, help="seconds a cell may run (default 120)")
+    grader.add_argument("--notebook-timeout", type=_positive_int, default=None, metavar="SECONDS",
+                        help="seconds the whole notebook may take, both kernels (default 20 cell timeouts)")
     grader.add_argument("--profile", choices=("full", "smoke"), default="smoke",
                         help="the profile the notebook runs with (default smoke: the checks need no more)")
     grader.add_argument("--source", type=Path, default=None,
@@ -698,3 +751,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        release_outputs()

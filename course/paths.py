@@ -11,8 +11,10 @@ travel inside the package (``course/data/``), so a wheel has them too.
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -109,6 +111,83 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
     return target
 
 
+_CLAIMS: dict[Path, tuple[int, Path]] = {}  # outputs this process holds: (locked handle, lock file)
+
+
+def claim_output(path: str | os.PathLike, what: str = "output") -> Path:
+    """Refuse ``path`` as :func:`check_writable` does, then hold it for this run: an advisory lock on
+    a lock file beside it (``.NAME.lock``), held until :func:`release_outputs` or the process ends,
+    so that a second run given the same output refuses at its start instead of both running to the
+    end and one result being silently lost. A path this process already holds is held once.
+
+    Raises:
+        OutputFileError: the path cannot be written, or another process holds it (the message
+            names that process).
+    """
+    target = check_writable(path, what)
+    key = Path(os.path.abspath(target))
+    if key in _CLAIMS:
+        return target
+    lock = key.parent / f".{key.name}.lock"
+    try:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+            if not _lock(handle):
+                holder = _lock_holder(handle)
+                os.close(handle)
+                if holder is None:  # no advisory locks here (Windows, some network drives)
+                    return target
+                raise OutputFileError(f"{target}: another run is writing this {what} now{holder}; wait for it "
+                                      f"to end, or give another file")
+            try:  # the holder before us may have deleted the lock file as it released it: lock afresh
+                same = os.path.samestat(os.fstat(handle), os.stat(lock))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(handle)
+        os.ftruncate(handle, 0)
+        os.write(handle, str(os.getpid()).encode())
+    except OSError as exc:
+        if isinstance(exc, OutputFileError):
+            raise
+        raise OutputFileError(f"{target}: cannot write the {what} there ({exc.strerror or exc})") from None
+    _CLAIMS[key] = (handle, lock)
+    return target
+
+
+def release_outputs() -> None:
+    """Give back every output :func:`claim_output` holds, deleting the lock files."""
+    while _CLAIMS:
+        _, (handle, lock) = _CLAIMS.popitem()
+        try:
+            lock.unlink(missing_ok=True)  # while still locked, so no one locks a file about to vanish
+        except OSError:
+            pass
+        os.close(handle)
+
+
+def _lock_holder(handle: int) -> str | None:
+    """Where another process holds the lock on ``handle``: `` (process N)`` as the lock file names its
+    holder, or ``""``; None where the file is not locked (this system has no advisory locks)."""
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except ImportError:
+        return None
+    except BlockingIOError:
+        try:
+            pid = os.pread(handle, 32, 0).decode().strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return f" (process {pid})" if pid.isdigit() else ""
+    except OSError:
+        return None
+    return ""  # free a moment later: the holder has just ended; say so as held all the same
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success rename it to ``path``, on error delete it.
@@ -118,9 +197,14 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     (``.NAME.XXXXXXXX.part``) is locked while it is written; one left behind by a write that was
     killed is no longer locked, and the next write of the same ``path`` deletes it.
 
+    Every write of the course goes through here, so a disk that fills up, a folder that becomes
+    read-only or one that vanishes while the file is written (``OSError`` with ``ENOSPC``,
+    ``EDQUOT``, ``EROFS``, ``ENOENT`` or ``EACCES``, or the ``RuntimeError`` of torch's zip writer)
+    ends the same way for every file: one line naming ``path``, nothing left behind.
+
     Raises:
-        OutputFileError: ``path`` is a folder, or no file can be made beside it (the message names
-            ``path``, not the temporary file).
+        OutputFileError: ``path`` is a folder, or no file can be made beside it, or the write
+            failed for one of the reasons above (the message names ``path``, not the temporary file).
     """
     target = Path(path)
     if target.is_dir():
@@ -145,12 +229,59 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
             os.replace(temporary, target)
         except OSError as exc:
             raise OutputFileError(f"{target}: cannot write here ({exc.strerror or exc})") from None
-    except BaseException:
+    except BaseException as exc:
         temporary.unlink(missing_ok=True)
+        failure = write_failure(target, exc)
+        if failure is not None:
+            raise failure from None
         raise
     finally:
         if locked:
             os.close(handle)
+
+
+WRITE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
+                errno.EROFS: "the folder is on a read-only file system", errno.ENOENT: "the folder vanished",
+                errno.EACCES: "the folder is not writable"}
+TORCH_WRITER_MARKS = ("inline_container", "PytorchStreamWriter", "unexpected pos", "file write failed")
+
+
+def write_failure(target: str | os.PathLike, exc: BaseException) -> OutputFileError | None:
+    """The one-line :class:`OutputFileError` that says why writing ``target`` failed with ``exc``, or
+    None where ``exc`` is not a failure of the write itself (a mistake of the caller's, an interrupt).
+
+    ``OSError`` says why in its ``errno``; torch's zip writer raises a ``RuntimeError`` that does
+    not (``[enforce fail at inline_container.cc:...] . unexpected pos ...``), so the folder is
+    looked at: gone, read-only, or short of space.
+    """
+    from .errors import CourseError
+
+    target = Path(target)
+    if isinstance(exc, CourseError):
+        return None
+    if isinstance(exc, OSError) and exc.errno in WRITE_ERRNOS:
+        reason = WRITE_ERRNOS[exc.errno]
+        if exc.errno == errno.ENOENT and target.parent.is_dir():
+            return None  # something else was missing (a file read while writing): not the write's fault
+    elif isinstance(exc, RuntimeError) and any(mark in str(exc) for mark in TORCH_WRITER_MARKS):
+        reason = _folder_state(target.parent)
+    else:
+        return None
+    return OutputFileError(f"{target}: could not be written, {reason} ({target.parent}); nothing was written")
+
+
+def _folder_state(folder: Path) -> str:
+    """Why a write in ``folder`` may have failed, as :data:`WRITE_ERRNOS` says it."""
+    if not folder.is_dir():
+        return WRITE_ERRNOS[errno.ENOENT]
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return WRITE_ERRNOS[errno.EACCES]
+    try:
+        if shutil.disk_usage(folder).free < 64 * 1024 * 1024:
+            return WRITE_ERRNOS[errno.ENOSPC]
+    except OSError:
+        pass
+    return "the write failed (a full disk, a quota or a failing drive)"
 
 
 def _lock(handle: int) -> bool:

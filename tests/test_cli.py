@@ -78,6 +78,36 @@ def test_bad_input_gives_one_line_and_status_2(tmp_path):
     assert list((tmp_path / "cache").rglob("*.npz")) == []
 
 
+@pytest.mark.parametrize("model", ["word2vec", "glove"])
+def test_a_gpu_that_is_not_there_is_refused_before_the_corpus_is_read(tmp_path, model):
+    text = tmp_path / "text.txt"
+    text.write_text("The cat sat on the mat.\n", encoding="utf-8")
+    env = {"COURSE_CACHE": str(tmp_path / "cache")}
+    for device, fragment in [("cuda:99", "'cuda:99'"), ("cuda:x", "unknown device 'cuda:x'"),
+                             ("tpu", "unknown device 'tpu'")]:
+        result = run("train", model, "--corpus", text, "--device", device, "--out", tmp_path / "v.txt", "--quiet",
+                     env=env)
+        assert_one_line_error(result, fragment)
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "v.txt").exists()
+
+
+def test_a_gpu_index_past_the_machines_gpus_is_refused(monkeypatch):
+    """On a machine with two GPUs (torch told so), cuda:1 is a device and cuda:2 is refused in one line."""
+    import torch
+
+    from course.devices import resolve_device
+    from course.errors import SettingError
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert resolve_device("cuda:1") == torch.device("cuda", 1) and resolve_device("CUDA") == torch.device("cuda")
+    with pytest.raises(SettingError, match=r"'cuda:2' asked for, but this machine has 2 CUDA GPUs \(cuda:0 to cuda:1"):
+        resolve_device("cuda:2")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SettingError, match="'cuda:0' asked for, but this machine has no CUDA GPU"):
+        resolve_device("cuda:0")
+
+
 def test_train_word2vec_writes_vectors_and_refuses_nonsense(tmp_path):
     from gensim.models import KeyedVectors
 
@@ -103,3 +133,93 @@ def test_train_word2vec_writes_vectors_and_refuses_nonsense(tmp_path):
         assert_one_line_error(result, fragment)
         assert not bad.exists()
     assert run("train", "word2vec", "--corpus", text, "--arch", "glove", "--out", tmp_path / "x").returncode == 2
+
+
+# ------------------------------------------------- a pretrained model of another language is refused
+
+
+@pytest.fixture(scope="module")
+def english_models(tmp_path_factory):
+    """A tiny English biLM and English static vectors, to put under Chinese text."""
+    import numpy as np
+
+    from course.corpus import from_sentences
+    from course.elmo import ElmoConfig, train_elmo
+    from course.vectors import keyed_vectors
+    from tests.test_ulmfit import TINY
+
+    folder = tmp_path_factory.mktemp("english")
+    sentences = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "ran", "home"]] * 20
+    elmo = train_elmo(from_sentences(sentences), ElmoConfig(**TINY, epochs=1), progress=False).save(folder / "en.pt")
+    words = sorted({word for sentence in sentences for word in sentence})
+    vectors = save_vectors(keyed_vectors(words, np.eye(len(words))), folder / "en.txt")
+    chinese = save_vectors(keyed_vectors(["张", "三", "在", "北京"], np.eye(4)), folder / "zh.txt")
+    return elmo, vectors, chinese
+
+
+def test_train_tagger_refuses_a_model_of_another_language(english_models, tmp_path, capsys):
+    from course.cli import main
+
+    elmo, vectors, chinese = english_models
+    data = tmp_path / "pd.txt"
+    data.write_text("张/nr 三/nr 在/p 北京/ns 。/w\n" * 100, encoding="utf-8")
+    out = tmp_path / "report.json"
+    for flags, where in [(["--input", "elmo", "--elmo", elmo], f"--elmo {elmo}"),
+                         (["--input", "elmo-finetuned", "--elmo", elmo], f"--elmo {elmo}"),
+                         (["--input", "word2vec", "--vectors", vectors], f"--vectors {vectors}"),
+                         (["--input", "glove", "--vectors", vectors], f"--vectors {vectors}")]:
+        status = main(["train", "tagger", "--data", str(data), "--labels", "20", "--epochs", "1", "--quiet",
+                       "--device", "cpu", "--out", str(out), *map(str, flags)])
+        error = capsys.readouterr().err.strip().splitlines()
+        assert status == 2 and len(error) == 1, error
+        assert error[0].startswith(f"error: {where} knows 0.0% of the characters") and "another vocabulary" in error[0]
+        assert not out.exists()
+    # vectors of the text's own language pass the check and train
+    assert main(["train", "tagger", "--data", str(data), "--labels", "20", "--epochs", "1", "--quiet", "--device",
+                 "cpu", "--input", "word2vec", "--vectors", str(chinese), "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["labels"] == 20
+
+
+def test_probe_refuses_a_biLM_of_another_language(english_models, tmp_path, capsys):
+    from course.cli import main
+
+    elmo, vectors, _ = english_models
+    status = main(["probe", "--model", str(elmo), "--probes", "zh_polysemy.tsv", "--device", "cpu"])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(error) == 1 and error[0].startswith(f"error: --model {elmo} knows"), error
+    assert "another vocabulary" in error[0]
+
+
+def test_editions_of_a_folder_without_notebooks_is_one_line(tmp_path, capsys):
+    from course.cli import main
+
+    for action in ("check", "sync"):
+        assert main(["editions", action, "--notebooks", str(tmp_path)]) == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert error == [f"error: {tmp_path}: no NN_*.ipynb notebooks"], error
+
+
+def test_corpus_commands_rebuild_a_damaged_cache_and_say_so(tmp_path):
+    import numpy as np
+
+    text = tmp_path / "story.txt"
+    text.write_text("The cat sat on the mat. The dog sat too!\nA bird sang over the mat.\n" * 30, encoding="utf-8")
+    env = {"COURSE_CACHE": str(tmp_path / "cache")}
+    fresh = run("corpus", "info", text, "--json", env=env)
+    assert fresh.returncode == 0 and json.loads(fresh.stdout)["tokens"] == 480
+    [path] = (tmp_path / "cache" / "corpora").glob("*.npz")
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    with open(path, "wb") as handle:  # token_ids cut short, the rest as it was
+        np.savez(handle, **{**arrays, "token_ids": arrays["token_ids"][:100]})
+    healed = run("corpus", "info", text, "--json", env=env)
+    assert healed.returncode == 0 and json.loads(healed.stdout) == json.loads(fresh.stdout)
+    assert healed.stderr.startswith(f"note: the cached corpus {path} holds 100 tokens")
+    assert healed.stderr.count("\n") == 1 and "rebuilding it from its source" in healed.stderr
+    with open(path, "wb") as handle:  # an id far past the vocabulary
+        np.savez(handle, **{**arrays, "token_ids": np.where(arrays["token_ids"] == 2, 10**9, arrays["token_ids"])
+                            .astype(np.int32)})
+    out = tmp_path / "story-export.txt"
+    exported = run("corpus", "export", text, "--out", out, env=env)
+    assert exported.returncode == 0 and "token ids from 0 to 1,000,000,000" in exported.stderr
+    assert out.read_text(encoding="utf-8").splitlines()[:2] == ["the cat sat on the mat", "the dog sat too"]

@@ -184,3 +184,53 @@ def test_task_trainers_options_are_their_settings_too(model, capsys, monkeypatch
     expected = {"epochs": 4, "lr": 0.5, **({"pretrained": False, "slanted": False} if model == "classifier"
                                             else {"input": "glove"})}
     assert config == config_class(**expected)
+
+
+def test_a_language_model_refuses_to_resume_on_another_corpus(tmp_path, capsys, private_cache):
+    english = _write(tmp_path / "english.txt", "the cat sat on the mat . the dog sat on the log .\n" * 60)
+    chinese = _write(tmp_path / "chinese.txt", "我们 今天 去 学校 。 他们 明天 去 公园 。\n" * 60)
+    checkpoint = tmp_path / "lm.ckpt"
+    tiny = ["--min-count", "1", "--epochs", "1", "--batch-tokens", "200", "--device", "cpu", "--quiet",
+            "--checkpoint", str(checkpoint), "--resume"]
+    assert main(["train", "transformer", "--corpus", english, *tiny, "--out", str(tmp_path / "en.pt")]) == 0
+    capsys.readouterr()
+    saved = checkpoint.read_bytes()
+    status = main(["train", "transformer", "--corpus", chinese, *tiny, "--out", str(tmp_path / "zh.pt")])
+    _one_line(status, capsys.readouterr().err, "lm.ckpt: was trained on another corpus (", "english.txt', 60 "
+              "sentences, 720 tokens; now '", "chinese.txt', 120 sentences, 480 tokens)", "and with another vocabulary")
+    assert checkpoint.read_bytes() == saved and not (tmp_path / "zh.pt").exists()
+
+
+@pytest.mark.parametrize("model", ["transformer", "word2vec"])
+def test_a_full_disk_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch, private_cache, model):
+    from test_paths import full_disk_for
+
+    text = _write(tmp_path / "text.txt", "the cat sat on the mat . the dog sat on the log .\n" * 60)
+    out = tmp_path / ("model.pt" if model == "transformer" else "vectors.txt")
+    settings = (["--batch-tokens", "200", "--device", "cpu"] if model == "transformer" else ["--dim", "8"])
+    full_disk_for(monkeypatch, out)  # torch's zip writer fails with a RuntimeError, a text write with ENOSPC
+    status = main(["train", model, "--corpus", text, "--min-count", "1", "--epochs", "1", *settings, "--quiet",
+                   "--out", str(out)])
+    _one_line(status, capsys.readouterr().err, f"{out}: could not be written", "nothing was written")
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_second_run_with_the_same_out_is_refused_at_its_start(tmp_path, capsys, private_cache):
+    text = _write(tmp_path / "text.txt", "the cat sat on the mat . the dog sat on the log .\n" * 20)
+    out = tmp_path / "vectors.txt"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.paths import claim_output\n"
+                               "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
+                               str(out)], stdout=subprocess.PIPE, text=True)
+    train = ["train", "word2vec", "--corpus", text, "--min-count", "1", "--dim", "8", "--epochs", "1", "--quiet",
+             "--out", str(out)]
+    try:
+        assert holder.stdout.readline().strip() == "held"  # a first run, writing this file
+        status = main(train)
+        _one_line(status, capsys.readouterr().err, f"{out}: another run is writing this vectors now "
+                  f"(process {holder.pid}); wait for it to end, or give another file")
+        assert not out.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(train) == 0 and out.exists()  # once it has ended
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no lock file left

@@ -226,8 +226,64 @@ def test_checkpoint_resume_continues_to_the_same_loss(tmp_path):
     for a, b in zip(whole.bilm.parameters(), resumed.bilm.parameters(), strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
     other = ElmoConfig(**{**TINY.to_dict(), "lstm_dim": 32})
-    with pytest.raises(ModelFileError, match="lstm_dim"):
+    with pytest.raises(SettingError, match="lstm_dim"):
         train_elmo(corpus, other, progress=False, checkpoint=path, resume=True)
+
+
+def noise_corpus(num_sentences=60):
+    """Six words drawn at random from twelve: nothing to learn but the training sentences themselves,
+    so a biLM that fits them well does worse on held-out ones (held-out perplexity rises)."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(12)]
+    return from_sentences([[str(w) for w in rng.choice(words, 6)] for _ in range(num_sentences)], name="noise")
+
+
+def heldout_perplexity(model: Elmo, corpus) -> float:
+    """The geometric mean of the two directions' perplexities on the sentences training held out."""
+    from course.elmo.perplexity import evaluate_perplexity
+    from course.elmo.training import language_model_data, split_heldout
+
+    held = language_model_data(corpus, split_heldout(corpus, model.config)[1], model)
+    measured = evaluate_perplexity(model.bilm, held, model.config)
+    return float(np.sqrt(measured["forward"] * measured["backward"]))
+
+
+def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path):
+    corpus, config = noise_corpus(), replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3)
+    model = train_elmo(corpus, config, progress=False)
+    state = model.state
+    perplexities = [np.sqrt(entry["forward"] * entry["backward"]) for entry in state.heldout]
+    best = int(np.argmin(perplexities))
+    assert 0 < best and perplexities[-1] > perplexities[best]  # it learned, then overfit
+    assert state.stopped_early and state.finished and state.epoch < config.epochs
+    assert len(perplexities) == best + 1 + config.patience and state.since_best == config.patience
+    assert state.best["epoch"] == best + 1 and state.best["perplexity"] == pytest.approx(perplexities[best])
+    assert heldout_perplexity(model, corpus) == pytest.approx(state.best["perplexity"], rel=1e-5)
+    loaded = Elmo.load(model.save(tmp_path / "elmo.pt"), device="cpu")
+    assert loaded.state == state and heldout_perplexity(loaded, corpus) == pytest.approx(perplexities[best], rel=1e-5)
+
+    path = tmp_path / "run.ckpt"  # stopped mid-way after the best epoch, then resumed: the same run
+    first = train_elmo(corpus, config, progress=False, checkpoint=path, max_steps=state.step - 2)
+    assert not first.state.finished and first.state.best["epoch"] == state.best["epoch"]
+    resumed = train_elmo(corpus, config, progress=False, checkpoint=path, resume=True)
+    assert resumed.state.epoch == state.epoch and resumed.state.best == state.best
+    for a, b in zip(model.bilm.parameters(), resumed.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_resuming_on_another_corpus_or_an_unrecorded_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "elmo.ckpt"
+    config = replace(TINY, epochs=2)
+    train_elmo(toy_corpus(40), config, progress=False, checkpoint=path, max_steps=3)
+    with pytest.raises(SettingError, match=r"elmo.ckpt: was trained on another corpus \('toy', 40 sentences, "
+                                           r"200 tokens; now 'noise', 60 sentences, 360 tokens\) and with another "
+                                           r"vocabulary \(16 words, other ones\)"):
+        train_elmo(noise_corpus(), config, progress=False, checkpoint=path, resume=True)
+    payload = torch.load(path, weights_only=True)
+    del payload["identity"]
+    torch.save(payload, path)
+    with pytest.raises(SettingError, match="elmo.ckpt: an older checkpoint that does not record the corpus"):
+        train_elmo(toy_corpus(40), config, progress=False, checkpoint=path, resume=True)
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +319,9 @@ def test_perplexity_and_sampling(trained):
 
 def test_model_file_round_trip_and_bad_files(trained, tmp_path):
     path = trained.save(tmp_path / "elmo.pt")
-    loaded = Elmo.load(path)
+    loaded = Elmo.load(path, device=str(trained.device))  # the same device runs the same kernels: exact
+    assert loaded.device == trained.device and not loaded.bilm.training
+    assert all(p.dtype == torch.float32 for p in loaded.bilm.parameters())
     sentence = [["the", "dog", "likes", "a", "bird"]]
     np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
     assert loaded.state.heldout == trained.state.heldout
@@ -323,17 +381,28 @@ def test_training_on_the_cpu_in_bfloat16(softmax):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("precision", ["auto", "bf16", "fp32"])
-def test_training_on_cuda_in_mixed_precision(precision):
+def test_training_on_cuda_in_mixed_precision(precision, monkeypatch, tmp_path):
     config = ElmoConfig(**{**TINY.to_dict(), "device": "cuda", "precision": precision})
     model = train_elmo(toy_corpus(), config, progress=False)
     assert model.device.type == "cuda"
     losses = [entry["loss"] for entry in model.state.history]
     assert losses[-1] < 0.5 * losses[0] and model.state.heldout[-1]["forward"] < 4
+    assert all(p.dtype == torch.float32 for p in model.bilm.parameters())  # half precision only inside autocast
     sentences = [["the", "cat", "sees", "a", "dog"], ["a", "fish"]]
     on_cpu = Elmo(model.config, model.words, model.characters, device="cpu")
     on_cpu.bilm.load_state_dict(model.bilm.state_dict())
-    for a, b in zip(model.embed(sentences), on_cpu.embed(sentences), strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-4)
+    expected = on_cpu.embed(sentences)
+    loaded = Elmo.load(model.save(tmp_path / "elmo.pt"), device="cuda")  # same device, same kernels: exact
+    for a, b in zip(loaded.embed(sentences), model.embed(sentences), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # embed runs in float32 whatever the training precision; but cuDNN's convolutions and LSTMs use
+    # TensorFloat-32 by default (a 10-bit mantissa: ~1e-3 relative per product, and up to a few percent on
+    # states near zero after the char-CNN, highway layers and two LSTMs). In IEEE float32 only the order
+    # of the sums differs from the CPU's kernels (and cuDNN may pick a transform-based convolution):
+    # 1e-6 to 1e-5, inside 1e-4 relative and 2e-5 absolute, and far below TensorFloat-32's 1e-3.
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+    for a, b in zip(model.embed(sentences), expected, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5)
 
 
 # ------------------------------------------------------------------------------- command line
@@ -354,9 +423,14 @@ def test_command_line_trains_and_refuses_bad_input(tmp_path):
     assert "held-out perplexity" in result.stderr
     assert Elmo.load(out).config.epochs == 1
 
-    assert_one_line_error(run("train", "elmo", "--corpus", text, "--device", "cuda", "--out", tmp_path / "x.pt",
-                              cwd=tmp_path), "cuda")
-    assert not (tmp_path / "x.pt").exists()
+    on_cuda = run("train", "elmo", "--corpus", text, "--device", "cuda", "--epochs", "1", "--min-count", "1",
+                  "--out", tmp_path / "x.pt", "--quiet", cwd=tmp_path)
+    if torch.cuda.is_available():  # trains there
+        assert on_cuda.returncode == 0, on_cuda.stderr
+        assert Elmo.load(tmp_path / "x.pt", device="cpu").config.device == "cuda"
+    else:  # refused before anything is written
+        assert_one_line_error(on_cuda, "cuda", "no CUDA GPU")
+        assert not (tmp_path / "x.pt").exists()
     assert_one_line_error(run("train", "elmo", "--corpus", text, "--out", tmp_path, cwd=tmp_path), "folder")
 
 
@@ -367,9 +441,10 @@ def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     path = model_path("wiki-en", "smoke")
     assert path.parent == tmp_path / "models" / "smoke" and not path.exists()
-    trained = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    trained = course_elmo("wiki-en", "smoke", progress=False, device="cpu")  # trained on the CPU, on any machine
     assert path.is_file() and not path.with_suffix(".checkpoint.pt").exists()
-    assert trained.state.finished and trained.config == course_config("wiki-en", "smoke")
+    assert trained.device.type == "cpu"
+    assert trained.state.finished and trained.config == replace(course_config("wiki-en", "smoke"), device="cpu")
     loaded = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
     assert loaded.state.step == trained.state.step
     sentence = [["the", "city", "of", "london"]]

@@ -96,3 +96,92 @@ def test_where_things_go_in_a_checkout_and_installed_without_one(tmp_path, monke
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "b"))
     assert paths.cache_dir() == tmp_path / "c" and paths.build_dir() == tmp_path / "b"
     assert paths.data_dir() == paths.PACKAGE_DIR / "data"  # the package's own files, wherever it lives
+
+
+def full_disk_for(monkeypatch, target):
+    """Writes of ``target`` go to ``/dev/full``, where every write fails with ENOSPC as on a full disk:
+    its temporary file is made, then replaced by a link to ``/dev/full``."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    make = paths.tempfile.mkstemp
+
+    def mkstemp(*args, **kwargs):
+        handle, name = make(*args, **kwargs)
+        if kwargs.get("prefix") == f".{os.path.basename(target)}.":
+            os.unlink(name)
+            os.symlink("/dev/full", name)
+        return handle, name
+
+    monkeypatch.setattr(paths.tempfile, "mkstemp", mkstemp)
+
+
+@pytest.mark.parametrize("writer", ["torch", "text"])
+def test_a_full_disk_is_one_line_naming_the_file_for_torch_files_too(tmp_path, monkeypatch, writer):
+    import torch
+
+    target = tmp_path / ("model.pt" if writer == "torch" else "vectors.txt")
+    target.write_text("the last good version")
+    full_disk_for(monkeypatch, target)
+    with pytest.raises(OutputFileError) as excinfo, atomic_path(target) as temporary:
+        if writer == "torch":  # torch's zip writer: RuntimeError "[enforce fail at inline_container.cc] ..."
+            torch.save({"weights": torch.zeros(100_000)}, temporary)
+        else:  # OSError ENOSPC
+            with open(temporary, "w") as handle:
+                handle.write("x" * 100_000)
+    message = str(excinfo.value)
+    assert "\n" not in message and message.startswith(f"{target}: could not be written"), message
+    assert ".part" not in message and "enforce" not in message
+    assert target.read_text() == "the last good version" and not _parts(tmp_path)
+
+
+@pytest.mark.parametrize(("failure", "reason"), [
+    (OSError(28, "No space left on device"), "the disk is full"),
+    (OSError(122, "Disk quota exceeded"), "the disk quota is used up"),
+    (OSError(30, "Read-only file system"), "the folder is on a read-only file system"),
+    ("vanished", "the folder vanished"),
+    (RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 704 vs 598"), "the write failed"),
+])
+def test_why_a_write_failed_is_said_in_one_line(tmp_path, failure, reason):
+    import shutil
+
+    folder = tmp_path / "models"
+    target = folder / "model.pt"
+    with pytest.raises(OutputFileError) as excinfo, atomic_path(target) as temporary:
+        temporary.write_bytes(b"half")
+        if failure == "vanished":  # the folder is removed while the file is written
+            shutil.rmtree(folder)
+            temporary.write_bytes(b"more")
+        raise failure
+    message = str(excinfo.value)
+    assert message.startswith(f"{target}: could not be written, {reason}"), message
+    assert message.endswith(f"({folder}); nothing was written"), message
+    assert not target.exists() and (not folder.exists() or not _parts(folder))
+
+
+def test_a_mistake_inside_the_write_is_not_called_a_write_failure(tmp_path):
+    with pytest.raises(ValueError, match="not a write failure"), atomic_path(tmp_path / "x.txt"):
+        raise ValueError("not a write failure")
+    with pytest.raises(RuntimeError, match="something else"), atomic_path(tmp_path / "x.txt"):
+        raise RuntimeError("something else")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no advisory locks")
+def test_an_output_another_run_holds_is_refused_until_it_ends(tmp_path):
+    target = tmp_path / "out" / "vectors.txt"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.paths import claim_output\n"
+                               "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
+                               str(target)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputFileError, match=rf"vectors.txt: another run is writing this vectors now "
+                                                  rf"\(process {holder.pid}\); wait for it to end"):
+            paths.claim_output(target, "vectors")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert paths.claim_output(target, "vectors") == target  # its lock ended with it
+    assert paths.claim_output(target, "vectors") == target  # held once by this process
+    lock = tmp_path / "out" / ".vectors.txt.lock"
+    assert lock.exists()
+    paths.release_outputs()
+    assert not lock.exists() and not target.exists()

@@ -239,12 +239,13 @@ def test_an_interrupted_tagger_resumes_to_the_same_weights(tmp_path, monkeypatch
     assert [h["epoch"] for h in resumed.history] == [1, 2, 3, 4, 5]
     assert resumed.history == whole.history and resumed.best_epoch == whole.best_epoch
     assert all(torch.equal(v, whole.state_dict()[k]) for k, v in resumed.state_dict().items())
-    with pytest.raises(SettingError, match=r"other settings or data \(lr=0.01 \(now 0.02\)\)"):
+    with pytest.raises(SettingError, match=r"tagger.pt: was trained with other settings \(lr=0.01 \(now 0.02\)\)"):
         train_tagger(train, dev, TaggerConfig(epochs=5, evaluations=5, seed=3, lr=0.02), checkpoint=checkpoint,
                      resume=True)
-    with pytest.raises(SettingError, match=r"\(labelled sentences\)"):
+    with pytest.raises(SettingError, match=r"tagger.pt: was trained on another corpus \('labelled sentences', "
+                                           rf"{len(train)} sentences, .*; now 'labelled sentences', {len(train) - 1} "):
         train_tagger(train[1:], dev, config, checkpoint=checkpoint, resume=True)
-    with pytest.raises(SettingError, match="inputs"):
+    with pytest.raises(SettingError, match=r"with other settings \(input='learned' \(now 'word2vec'\)\)"):
         train_tagger(train, dev, TaggerConfig(input="word2vec", epochs=5, evaluations=5, seed=3), vectors=vectors,
                      checkpoint=checkpoint, resume=True)
 
@@ -262,3 +263,11 @@ def test_bad_settings_are_refused():
     with pytest.raises(SettingError, match="no labelled sentences"):
         train_tagger([], dev)
     assert entity_spans(["B-PER"]) == [("PER", 0, 1)]
+
+
+def test_a_tagger_that_cannot_fit_in_memory_is_refused_before_it_is_built():
+    train, dev, _, _ = toy_task()
+    with pytest.raises(SettingError, match=r"training the tagger with word_dim=1,000,000,000, hidden_dim=100 and "
+                                           r"batch_size=32 \(.*\) would need about .* GB of memory, and .* is "
+                                           r"available: use a smaller word_dim, hidden_dim or batch_size"):
+        train_tagger(train, dev, TaggerConfig(word_dim=1_000_000_000))

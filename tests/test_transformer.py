@@ -174,9 +174,73 @@ def test_resume_gives_the_uninterrupted_run_bit_for_bit(tmp_path, objective):
     without_time = lambda history: [{k: v for k, v in e.items() if k != "seconds"} for e in history]  # noqa: E731
     assert without_time(resumed.state.history) == without_time(whole.state.history)
     assert resumed.state.heldout == whole.state.heldout
-    with pytest.raises(ModelFileError, match="ff_dim") as excinfo:
+    with pytest.raises(SettingError, match="ff_dim") as excinfo:
         train_transformer(corpus, replace(config, ff_dim=64), progress=False, checkpoint=path, resume=True)
     one_line(excinfo)
+
+
+def noise_corpus(num_sentences=60):
+    """Six words drawn at random from twelve: nothing to learn but the training sentences themselves,
+    so a model that fits them well does worse on held-out ones (held-out perplexity rises)."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(12)]
+    return from_sentences([[str(w) for w in rng.choice(words, 6)] for _ in range(num_sentences)], name="noise")
+
+
+OVERFITS = tiny(epochs=25, lr=3e-2, dropout=0.0, heldout_every=4, patience=3)
+
+
+def heldout_perplexity(model: Transformer, corpus) -> float:
+    """The held-out perplexity of ``model`` on the sentences its training held out."""
+    from course.elmo.training import split_heldout
+    from course.transformer.data import SentenceIds
+    from course.transformer.perplexity import evaluate_perplexity
+
+    held = SentenceIds.from_corpus(corpus, split_heldout(corpus, model.config)[1], model.words, model.config.max_words)
+    return evaluate_perplexity(model.network, held, model.config)["perplexity"]
+
+
+def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path):
+    corpus = noise_corpus()
+    model = train_transformer(corpus, OVERFITS, progress=False)
+    state = model.state
+    perplexities = [entry["perplexity"] for entry in state.heldout]
+    best = int(np.argmin(perplexities))
+    assert 0 < best and perplexities[-1] > perplexities[best]  # it learned, then overfit
+    assert state.stopped_early and state.finished and state.epoch < OVERFITS.epochs
+    assert len(perplexities) == best + 1 + OVERFITS.patience and state.since_best == OVERFITS.patience
+    assert state.best == state.heldout[best] and state.last == state.heldout[-1]
+    assert heldout_perplexity(model, corpus) == pytest.approx(state.best["perplexity"], rel=1e-6)
+    loaded = Transformer.load(model.save(tmp_path / "model.pt"), device="cpu")
+    assert loaded.state == state and heldout_perplexity(loaded, corpus) == pytest.approx(perplexities[best], rel=1e-6)
+
+    path = tmp_path / "run.ckpt"  # stopped mid-way after the best epoch, then resumed: the same run
+    first = train_transformer(corpus, OVERFITS, progress=False, checkpoint=path, max_steps=state.step - 3)
+    assert not first.state.finished and first.state.best["epoch"] == state.best["epoch"]
+    resumed = train_transformer(corpus, OVERFITS, progress=False, checkpoint=path, resume=True)
+    assert resumed.state.heldout == state.heldout and resumed.state.best == state.best
+    for a, b in zip(model.network.state_dict().values(), resumed.network.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+    patient = train_transformer(corpus, replace(OVERFITS, epochs=best + 2 + OVERFITS.patience, patience=0),
+                                progress=False)
+    assert not patient.state.stopped_early and patient.state.epoch == best + 2 + OVERFITS.patience
+
+
+def test_resuming_on_another_corpus_or_an_unrecorded_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "model.ckpt"
+    config = tiny(epochs=2)
+    train_transformer(toy_corpus(40), config, progress=False, checkpoint=path, max_steps=3)
+    with pytest.raises(SettingError, match=r"model.ckpt: was trained on another corpus \('toy', 40 sentences, "
+                                           r"200 tokens; now 'noise', 60 sentences, 360 tokens\) and with another "
+                                           r"vocabulary \(17 words, other ones\)") as excinfo:
+        train_transformer(noise_corpus(), config, progress=False, checkpoint=path, resume=True)
+    one_line(excinfo)
+    payload = torch.load(path, weights_only=True)
+    del payload["identity"]
+    torch.save(payload, path)
+    with pytest.raises(SettingError, match="model.ckpt: an older checkpoint that does not record the corpus"):
+        train_transformer(toy_corpus(40), config, progress=False, checkpoint=path, resume=True)
 
 
 # ------------------------------------------------------------------------------------ using it
@@ -251,6 +315,7 @@ def test_model_file_round_trip_and_bad_files(trained, tmp_path):
     sentence = [["the", "dog", "likes", "a", "bird"]]
     np.testing.assert_array_equal(loaded.embed(sentence)[0], model.embed(sentence)[0])
     assert loaded.state.heldout == model.state.heldout and loaded.config == model.config
+    assert not loaded.network.training and not model.network.training  # loaded ready to use, as trained
     truncated = tmp_path / "truncated.pt"
     truncated.write_bytes(path.read_bytes()[:2000])
     with pytest.raises(ModelFileError, match="truncated") as excinfo:

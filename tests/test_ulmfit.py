@@ -156,6 +156,22 @@ def test_fine_tuning_the_lm_lowers_the_target_domains_perplexity_and_leaves_the_
     assert all(torch.equal(tuned.bilm.state_dict()[k], v) for k, v in original.items() if k.startswith("backward_lm"))
 
 
+def test_fine_tuning_keeps_the_best_heldout_epoch_and_stops_after_patience(toy_lm):
+    rng = np.random.default_rng(6)
+    noise = [[f"f{int(i)}" for i in rng.integers(0, 20, 6)] for _ in range(80)]  # nothing to learn but these
+    heldout, train = noise[:50], noise[50:]
+    config = LanguageModelConfig(epochs=30, lr=3e-2, batch_tokens=60, slanted=False, device="cpu", patience=2)
+    tuned = fine_tune_lm(toy_lm, train, config, heldout=heldout)
+    state = tuned.fine_tuning
+    perplexities = [entry["perplexity"] for entry in state.heldout]
+    best = int(np.argmin(perplexities))
+    assert perplexities[-1] > perplexities[best] and state.stopped_early and state.epoch < config.epochs
+    assert len(perplexities) == best + 1 + config.patience and state.best == state.heldout[best]
+    assert forward_perplexity(tuned, heldout) == pytest.approx(state.best["perplexity"], rel=1e-6)
+    again = fine_tune_lm(toy_lm, train, config, heldout=heldout)
+    assert all(torch.equal(v, again.bilm.state_dict()[k]) for k, v in tuned.bilm.state_dict().items())
+
+
 def test_an_lm_of_another_vocabulary_is_refused(toy_lm):
     with pytest.raises(SettingError, match="another vocabulary"):
         check_vocabulary(toy_lm, [["我们", "喜欢", "这", "本书"]])

@@ -77,6 +77,8 @@ class ElmoConfig:
     # one thread: with bfloat16 a second thread made training 5x slower
     threads: int = setting(1, "CPU threads for torch")
     checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
+    patience: int = setting(3, "stop after this many held-out measurements (one per epoch) without a better "
+                               "perplexity, keeping the best one's weights; 0: never stop early")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
@@ -106,6 +108,7 @@ class ElmoConfig:
             (self.precision in PRECISIONS, f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
             (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
             (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
+            (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -12,6 +12,7 @@ was cut short) and saves it, so every notebook and ``python -m course claims`` s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..paths import models_dir
@@ -48,7 +49,8 @@ def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = T
     """The course's biLM of ``corpus_name``: loaded if a build saved it, else trained now and saved.
 
     Training writes a checkpoint beside the model file every few hundred steps and resumes from
-    it, so an interrupted run loses minutes, not the whole training.
+    it, so an interrupted run loses minutes, not the whole training. ``device`` is where the model
+    is trained, when it is, and loaded (``"auto"``: CUDA if present; the file records a device named here).
     """
     from .training import train_elmo
 
@@ -56,6 +58,8 @@ def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = T
     if path.is_file():
         return Elmo.load(path, device=device)
     config = course_config(corpus_name, profile)
+    if device != "auto":  # trained where it is asked for, as it is loaded there
+        config = replace(config, device=device)
     checkpoint = path.with_suffix(".checkpoint.pt")
     model = train_elmo(course_corpus(corpus_name, profile), config, progress=progress, checkpoint=checkpoint,
                        resume=True)

@@ -39,10 +39,14 @@ class TrainingState:
             the training perplexity: for the biLM ``loss`` is the sum of the two directions' mean
             negative log-likelihoods, with ``forward_perplexity`` and ``backward_perplexity``; for
             a Transformer the mean per prediction, with ``perplexity`` and ``lr``.
-        heldout: held-out perplexity after every epoch (and where training stopped early):
-            ``epoch``, ``step``, ``tokens``, and ``forward`` and ``backward`` for the biLM,
-            ``perplexity`` and ``predictions`` for a Transformer.
-        finished: all epochs done.
+        heldout: held-out perplexity after every epoch: ``epoch``, ``step``, ``tokens``, and
+            ``forward`` and ``backward`` for the biLM, ``perplexity`` and ``predictions`` for a
+            Transformer; the last is the last measurement.
+        best: the best of them (its entry, with the ``perplexity`` compared: for the biLM the
+            geometric mean of the two directions'), whose weights the trained model has
+            (:class:`course.lm_training.KeepBest`); ``since_best``: measurements since it.
+        stopped_early: training stopped after ``patience`` measurements without a better one.
+        finished: all epochs done, or stopped early.
     """
 
     step: int = 0
@@ -52,7 +56,21 @@ class TrainingState:
     seconds: float = 0.0
     history: list[dict] = field(default_factory=list)
     heldout: list[dict] = field(default_factory=list)
+    best: dict | None = None
+    since_best: int = 0
+    stopped_early: bool = False
     finished: bool = False
+
+    @property
+    def last(self) -> dict | None:
+        """The last held-out measurement (None before the first)."""
+        return self.heldout[-1] if self.heldout else None
+
+    @property
+    def kept(self) -> dict | None:
+        """The measurement whose weights the model has: the best, or the last for a model saved
+        before training kept its best (None before the first)."""
+        return self.best or self.last
 
     @property
     def tokens_per_second(self) -> float:
@@ -178,6 +196,7 @@ class Elmo:
             characters = CharacterVocabulary(payload["characters"], config.max_characters)
             model = cls(config, words, characters, device=device or "auto")
             model.bilm.load_state_dict(payload["weights"])
+            model.bilm.eval()  # ready to use, as training leaves it (dropout off)
             model.state = TrainingState(**payload["state"])
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise ModelFileError(f"{path}: a damaged ELMo model file ({type(exc).__name__}: {exc})"[:300]) from None

@@ -1,17 +1,21 @@
 """Training the biLM: batches of equal-length sentences, Adam with a linearly falling learning
-rate, gradient clipping, held-out perplexity per direction, checkpoints and resuming.
+rate, gradient clipping, held-out perplexity per direction, the best weights kept, checkpoints and
+resuming.
 
 On CUDA the LSTMs are cuDNN's and the forward and backward passes run in mixed precision
 (``torch.autocast`` with a gradient scaler; float16 by default, or bfloat16 for the rest of the
 network); on a CPU with bfloat16 matrix units they run in bfloat16 (see
 :mod:`~course.elmo.precision`), elsewhere in float32. Every ``config.heldout_every``-th sentence
 is held out: the vocabulary is counted on the rest, and the held-out perplexity of each direction
-(:mod:`~course.elmo.perplexity`) is measured after every epoch.
+(:mod:`~course.elmo.perplexity`) is measured after every epoch; the weights of the best
+measurement (the geometric mean of the two directions' perplexities) are kept, and training stops
+after ``config.patience`` epochs without a better one (:class:`course.lm_training.KeepBest`).
 
 :func:`train_elmo` reads as its steps: the model (new, or resumed from a checkpoint), the data,
 the optimizer (:class:`_Updates`), the random state, then the epochs (:class:`_Run`), each a
 pass over shuffled batches with the loss logged every :data:`LOG_EVERY` steps, followed by the
-held-out perplexity and a checkpoint.
+held-out perplexity and a checkpoint; what it shares with the Transformers' trainer (the identity
+and settings check of a resume, keeping the best) is in :mod:`course.lm_training`.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import os
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..checkpoints import run_identity
 from ..devices import resolve_device
-from ..errors import ModelFileError, SettingError
+from ..errors import SettingError
+from ..lm_training import KeepBest, resume_checkpoint
 from ..vocab import Vocabulary, VocabularyConfig
 from .batching import LanguageModelData
 from .characters import CharacterVocabulary
@@ -37,7 +42,6 @@ from .perplexity import evaluate_perplexity
 from .precision import autocast, autocast_dtype
 
 LOG_EVERY = 10  # steps between the loss read-outs (each one waits for the GPU)
-RESUMABLE_CHANGES = {"device", "threads", "checkpoint_every", "preset"}  # settings a resumed run may change
 
 
 def split_heldout(corpus, config: ElmoConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -95,49 +99,46 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
         progress: show a tqdm bar (loss, perplexity per direction, tokens per second) and notes.
         checkpoint: a file to save the whole training state to every ``config.checkpoint_every``
             steps, after every epoch and where training stops.
-        resume: continue from ``checkpoint`` if it exists (the settings must be the same, apart
-            from the device and the checkpoint interval); resumed training gives the same model
-            as an uninterrupted run.
+        resume: continue from ``checkpoint`` if it exists (the corpus, the vocabulary and the
+            settings must be the same, apart from the device, the threads and the checkpoint
+            interval); resumed training gives the same model as an uninterrupted run.
         max_steps, max_seconds: stop early, after this many steps in all, or this long in this
             call (the learning-rate schedule still assumes all ``config.epochs``).
         callback: called with the model after every logging interval and every epoch.
 
     Returns:
         The :class:`~course.elmo.model.Elmo`; ``model.state`` has the history and the held-out
-        perplexities.
+        perplexities. Once training is finished (or stopped early) the model has the weights of
+        the best held-out measurement (``state.best``); a run stopped by ``max_steps`` or
+        ``max_seconds`` returns its last weights, the ones its checkpoint continues from.
+
+    Raises:
+        SettingError: too few sentences; a checkpoint of another corpus, vocabulary or settings.
+        ModelFileError: a damaged checkpoint.
     """
     config = config or preset("cpu")
     device = resolve_device(config.device)
     dtype = autocast_dtype(config, device)  # refuses fp16 on a CPU before any work
-    model, saved = _resumed(checkpoint, config) if resume else (None, None)
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
+    words, characters = vocabularies(corpus, train_sentences, config)
+    model, saved = resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None)
     if model is None:
-        model = Elmo(config, *vocabularies(corpus, train_sentences, config))
+        model = Elmo(config, words, characters)
     train, heldout = _training_data(corpus, model, train_sentences, heldout_sentences)
     model.bilm.train()
     updates = _Updates(model.bilm, config, device, dtype, saved)
     start_random_state(config.seed, device, saved)
+    best = KeepBest(model.bilm, model.state, config.patience, saved) if heldout is not None else None
     with cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
-        _Run(model, train, heldout, updates, bar, checkpoint, callback).epochs(_Limits(max_steps, max_seconds))
+        run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
+                   run_identity(corpus, model.words.words))
+        run.epochs(_Limits(max_steps, max_seconds))
+    if best is not None and model.state.finished:
+        best.restore()
     model.bilm.eval()
     return model
-
-
-def _resumed(checkpoint, config: ElmoConfig) -> tuple[Elmo | None, dict | None]:
-    """``(model, payload)`` of ``checkpoint`` when there is one to resume from, its settings those of
-    ``config`` (apart from :data:`RESUMABLE_CHANGES`, which ``config`` sets); else ``(None, None)``.
-
-    Raises:
-        ModelFileError: the checkpoint is damaged, or was trained with other settings.
-    """
-    if checkpoint is None or not Path(checkpoint).is_file():
-        return None, None
-    model, payload = Elmo.load(checkpoint, device=config.device, with_extra=True)
-    _check_same_settings(model.config, config, checkpoint)
-    model.config = config
-    return model, payload
 
 
 def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
@@ -262,17 +263,18 @@ class _Run:
     """
 
     def __init__(self, model: Elmo, train: LanguageModelData, heldout: LanguageModelData | None,
-                 updates: _Updates, bar, checkpoint, callback):
+                 updates: _Updates, bar, checkpoint, callback, best: KeepBest | None, identity: dict):
         self.model, self.config, self.state = model, model.config, model.state
         self.train, self.heldout, self.updates = train, heldout, updates
-        self.bar, self.checkpoint, self.callback = bar, checkpoint, callback
+        self.bar, self.checkpoint, self.callback, self.best = bar, checkpoint, callback, best
+        self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
         self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
         self.interval = _Interval(updates.device)
         self.stopped = False
 
     def epochs(self, limits: _Limits) -> None:
-        """Train until every epoch is done or ``limits`` is reached."""
-        while self.state.epoch < self.config.epochs and not self.stopped:
+        """Train until every epoch is done, the patience is used up or ``limits`` is reached."""
+        while self.state.epoch < self.config.epochs and not self.stopped and not self.state.stopped_early:
             self.epoch(limits)
             self.end_epoch()
 
@@ -315,18 +317,24 @@ class _Run:
             self.callback(self.model)
 
     def end_epoch(self) -> None:
-        """After an epoch (or where training stopped): count the epoch if it is whole, measure the
-        held-out perplexity, save a checkpoint and call the callback."""
+        """After an epoch (or where training stopped): if the epoch is whole, count it, measure the
+        held-out perplexity and keep the weights if it is the best; save a checkpoint and call the
+        callback. Nothing is measured where training stops mid-epoch, so that a resumed run
+        measures, keeps and stops as an uninterrupted one."""
         state = self.state
-        if state.batch_in_epoch == self.batches_in_epoch:
+        whole = state.batch_in_epoch == self.batches_in_epoch
+        if whole:
             state.epoch += 1
             state.batch_in_epoch = 0
-        if self.heldout is not None:
+        if self.heldout is not None and whole:
             measured = evaluate_perplexity(self.model.bilm, self.heldout, self.config)
-            state.heldout.append({"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
-                                  "forward": measured["forward"], "backward": measured["backward"]})
-            self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}", refresh=False)
-        state.finished = state.epoch >= self.config.epochs
+            entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
+                     "forward": measured["forward"], "backward": measured["backward"]}
+            state.heldout.append(entry)
+            self.best.measured(entry, math.sqrt(measured["forward"] * measured["backward"]))
+            self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}",
+                                 kept=self.best.note(), refresh=False)
+        state.finished = state.epoch >= self.config.epochs or state.stopped_early
         self.save_checkpoint()
         if self.callback is not None:
             self.callback(self.model)
@@ -335,7 +343,9 @@ class _Run:
         """The model with the optimizer's, the scaler's and the random generators' states, when
         training has a checkpoint file."""
         if self.checkpoint is not None:
-            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **_random_state(self.updates.device)})
+            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **_random_state(self.updates.device),
+                                                    **(self.best.checkpoint_extra() if self.best else {}),
+                                                    "identity": self.identity})
 
 
 class _Interval:
@@ -356,10 +366,3 @@ class _Interval:
         return {"loss": forward + backward, "forward_perplexity": math.exp(min(forward, 50)),
                 "backward_perplexity": math.exp(min(backward, 50))}
 
-
-def _check_same_settings(saved: ElmoConfig, wanted: ElmoConfig, checkpoint) -> None:
-    old, new = saved.to_dict(), wanted.to_dict()
-    changed = [key for key in new if key not in RESUMABLE_CHANGES and old.get(key) != new[key]]
-    if changed:
-        raise ModelFileError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
-                             "use the same settings to resume, or another checkpoint file")

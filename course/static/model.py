@@ -13,7 +13,16 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
 
-from ..checkpoints import check_resumable, checkpoint_errors, read_checkpoint, resumes, write_checkpoint
+from ..checkpoints import (
+    check_resumable,
+    checkpoint_errors,
+    read_checkpoint,
+    resumes,
+    run_identity,
+    vocabulary_key,
+    write_checkpoint,
+)
+from ..errors import EmptyVocabularyError
 from ..vocab import Vocabulary, VocabularyConfig
 
 
@@ -79,7 +88,8 @@ class StaticVectorModel:
             "counts": self.vocab.counts.tolist(),
             **self.checkpoint_tensors(),
             "state": asdict(self.state),
-            "corpus": self.trained_on,
+            "identity": {"corpus": self.trained_on, "vocabulary": vocabulary_key(self.vocab.words)}
+            if self.trained_on is not None else None,
         })
 
     @classmethod
@@ -91,7 +101,8 @@ class StaticVectorModel:
             model = cls(Vocabulary(payload["words"], payload["counts"], specials=()), config)
             model.restore_tensors(payload)
             model.state = cls.State.from_dict(payload["state"])
-            model.trained_on = payload.get("corpus")
+            identity = payload.get("identity")
+            model.trained_on = identity["corpus"] if identity else None
             return model
 
     @classmethod
@@ -104,12 +115,19 @@ class StaticVectorModel:
                 corpus or with other settings than ``config`` (but for ``RESUME_FREE``).
             OutputFileError: a ``checkpoint`` that cannot be written (a folder, ...).
         """
+        def vocabulary() -> Vocabulary:
+            return Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
+                                                                   max_size=config.max_vocab, specials=()))
+
         if resumes(checkpoint, resume):
             model = cls.load_checkpoint(checkpoint, device=config.device)
-            check_resumable(checkpoint, {"config": asdict(model.config), "corpus": model.trained_on}, corpus,
-                            asdict(config), cls.RESUME_FREE)
+            saved = {"config": asdict(model.config), "identity": model.trained_on and {
+                "corpus": model.trained_on, "vocabulary": vocabulary_key(model.vocab.words)}}
+            try:
+                words = vocabulary().words
+            except EmptyVocabularyError:  # another corpus, too small for min_count: say that it is another
+                words = []
+            check_resumable(checkpoint, saved, run_identity(corpus, words), asdict(config), cls.RESUME_FREE)
             model.config = config
             return model
-        vocab = Vocabulary.from_corpus(corpus, VocabularyConfig(min_count=config.min_count,
-                                                                max_size=config.max_vocab, specials=()))
-        return cls(vocab, config)
+        return cls(vocabulary(), config)

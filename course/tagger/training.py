@@ -21,8 +21,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checkpoints import checkpoint_errors, read_checkpoint, resumes, write_checkpoint
-from ..devices import resolve_device
+from ..checkpoints import (
+    check_resumable,
+    checkpoint_errors,
+    labelled_corpus,
+    read_checkpoint,
+    resumes,
+    run_identity,
+    write_checkpoint,
+)
+from ..devices import check_memory, resolve_device
 from ..errors import SettingError
 from ..ner import LABELS
 from .config import TaggerConfig, epochs_for
@@ -78,6 +86,31 @@ def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features:
     return Tagger(inputs, LABELS, config)
 
 
+def check_tagger_memory(train, config: TaggerConfig, device, vectors=None, elmo=None, bert=None) -> None:
+    """Refuse, before anything is allocated, a tagger whose training cannot fit in memory
+    (:func:`course.devices.check_memory`, as the other trainers do).
+
+    With V the words of ``train`` (and ``<pad>``, ``<unk>``), D the input's size per word, H
+    ``hidden_dim`` and the labelled sentences' longest T, the weights are the learned embeddings
+    (V, word_dim), two LSTMs of 4 H (D + H + 2) and the output layer (2 H + 1) x labels; each is
+    held six times (the weights, their gradient, Adam's two moments, the best weights so far and
+    the checkpoint's copy), and a batch's activations are about batch_size T (3 D + 12 H) floats.
+    """
+    words = len({word for sentence in train for word in sentence.words}) + 2
+    learned = config.word_dim if config.input not in ("word2vec", "glove") else 0
+    pretrained = {"word2vec": vectors, "glove": vectors}.get(config.input)
+    network = elmo if config.input.startswith("elmo") else bert if config.input.startswith("bert") else None
+    dim = learned + (np.shape(pretrained.vectors)[1] if pretrained is not None else 0) + (
+        network.dim if network is not None else 0)
+    hidden = config.hidden_dim
+    weights = words * learned + 2 * 4 * hidden * (dim + hidden + 2) + (2 * hidden + 1) * len(LABELS)
+    longest = max(len(sentence.words) for sentence in train)
+    activations = config.batch_size * longest * (3 * dim + 12 * hidden)
+    check_memory(f"training the tagger with word_dim={config.word_dim:,}, hidden_dim={hidden:,} and "
+                 f"batch_size={config.batch_size:,} ({words:,} words, {dim:,} numbers per word)", 0,
+                 "use a smaller word_dim, hidden_dim or batch_size", device, 4 * (6 * weights + activations))
+
+
 def _optimizer(tagger: Tagger, config: TaggerConfig) -> torch.optim.Optimizer:
     pretrained = list(tagger.inputs.network.parameters()) if getattr(tagger.inputs, "fine_tune", False) else []
     in_pretrained = {id(p) for p in pretrained}
@@ -130,6 +163,7 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
         raise SettingError("no dev sentences to choose the tagger's epoch on")
     continuing = resumes(checkpoint, resume)
     device = resolve_device(config.device)
+    check_tagger_memory(train, config, device, vectors, elmo, bert)
     tagger = build_tagger(train, config, vectors, elmo, features, bert).to(device)
     optimizer = _optimizer(tagger, config)
     epochs = config.epochs or epochs_for(len(train))
@@ -168,15 +202,19 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
 
 
 def _run_identity(train, tagger: Tagger, config: TaggerConfig) -> dict:
-    """What a checkpoint must match to be resumed: the settings (the device may change), the labelled
-    sentences, and the freshly drawn tagger's weights, which hold its vocabulary and its pretrained inputs."""
-    sentences = hashlib.sha256("\n".join(f"{' '.join(s.words)}\t{' '.join(s.labels)}" for s in train).encode())
+    """What a checkpoint must match to be resumed: the run's identity (the labelled sentences as a
+    corpus of word-label pairs, and the learned vocabulary: :func:`course.checkpoints.run_identity`),
+    the settings (the device may change), and the freshly drawn tagger's weights, which hold its
+    pretrained inputs."""
+    corpus = labelled_corpus("labelled sentences", [zip(s.words, s.labels, strict=True) for s in train])
+    inputs = tagger.inputs
+    vocabulary = getattr(inputs, "vocabulary", None) or getattr(getattr(inputs, "embeddings", None), "vocabulary", None)
     weights = hashlib.sha256()
     for name, tensor in sorted(tagger.state_dict().items()):
         weights.update(name.encode())
         weights.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return {"config": {k: v for k, v in config.to_dict().items() if k != "device"}, "sentences": len(train),
-            "texts": sentences.hexdigest(), "weights": weights.hexdigest()}
+    return {"identity": run_identity(corpus, vocabulary.words if vocabulary is not None else []),
+            "config": {k: v for k, v in config.to_dict().items() if k != "device"}, "weights": weights.hexdigest()}
 
 
 def _save(path, tagger: Tagger, optimizer, rng: np.random.Generator, run: dict, identity: dict) -> None:
@@ -198,15 +236,11 @@ def _resume(path, tagger: Tagger, optimizer, rng: np.random.Generator, identity:
     with checkpoint_errors(path, "tagger"):
         saved = read_checkpoint(path, CHECKPOINT_FORMAT)
         old = saved["identity"]
-        differs = [key for key in ("config", "sentences", "texts", "weights") if old[key] != identity[key]]
-        if differs:
-            named = {"sentences": "labelled sentences", "texts": "labelled sentences",
-                     "weights": "inputs (vectors, biLM or vocabulary)"}
-            detail = [f"{k}={old['config'].get(k)!r} (now {v!r})" for k, v in identity["config"].items()
-                      if old["config"].get(k) != v] if "config" in differs else []
-            detail += sorted({named[key] for key in differs if key != "config"})
-            raise SettingError(f"{path}: was trained with other settings or data ({', '.join(detail)}); use the "
-                               f"same ones to resume, or another checkpoint file")
+        check_resumable(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
+                        identity["config"])
+        if old["weights"] != identity["weights"]:
+            raise SettingError(f"{path}: was trained on other inputs (vectors or biLM); give the same ones to "
+                               "resume, or another checkpoint file")
         tagger.load_state_dict(saved["weights"])
         optimizer.load_state_dict(saved["optimizer"])
         rng.bit_generator.state = saved["numpy_rng"]

@@ -72,6 +72,8 @@ class TransformerConfig:
                                      "float32", PRECISIONS)
     threads: int = setting(1, "CPU threads for torch")
     checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
+    patience: int = setting(3, "stop after this many held-out measurements (one per epoch) without a better "
+                               "perplexity, keeping the best one's weights; 0: never stop early")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
@@ -102,6 +104,7 @@ class TransformerConfig:
              f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
             (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
             (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
+            (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -163,6 +163,7 @@ class Transformer:
             words = Vocabulary(payload["words"], payload["counts"], payload["specials"])
             model = cls(config, words, device=device or "auto")
             model.network.load_state_dict(payload["weights"])
+            model.network.eval()  # ready to use, as training leaves it (dropout off)
             model.state = TrainingState(**payload["state"])
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             message = f"{path}: a damaged Transformer model file ({type(exc).__name__}: {exc})"

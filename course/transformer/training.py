@@ -1,12 +1,15 @@
 """Training a Transformer LM: batches of equal-length sentences, AdamW with a warm-up and a cosine
-decay, gradient clipping, held-out perplexity after every epoch, checkpoints and resuming.
+decay, gradient clipping, held-out perplexity after every epoch, the best weights kept, checkpoints
+and resuming.
 
 The conventions are ELMo's (:func:`course.elmo.train_elmo`): every ``config.heldout_every``-th
 sentence is held out (:func:`course.elmo.training.split_heldout`), the vocabulary is counted on
 the rest, each epoch's batches are shuffled from (seed, epoch), and a checkpoint keeps the model,
 the optimizer and the random generator, so that a resumed run gives bit for bit the weights and
 history of an uninterrupted one. For the masked objective each batch's masks are drawn from
-(seed, epoch, batch), so they too are the same in a resumed run.
+(seed, epoch, batch), so they too are the same in a resumed run. As the biLM's trainer does, it
+keeps the weights of the best held-out measurement and stops after ``config.patience`` epochs
+without a better one; both resume through :mod:`course.lm_training`.
 """
 
 from __future__ import annotations
@@ -14,14 +17,15 @@ from __future__ import annotations
 import math
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 
+from ..checkpoints import run_identity
 from ..devices import resolve_device
 from ..elmo.training import cpu_threads, split_heldout, start_random_state
-from ..errors import ModelFileError, SettingError, TrainingDivergedError
+from ..errors import SettingError, TrainingDivergedError
+from ..lm_training import KeepBest, resume_checkpoint
 from ..vocab import Vocabulary, VocabularyConfig
 from .config import TransformerConfig, preset
 from .data import SPECIALS, SentenceIds
@@ -30,7 +34,6 @@ from .model import Transformer
 from .perplexity import autocast, corrupt, evaluate_perplexity, generator
 
 LOG_EVERY = 10  # steps between the loss read-outs
-RESUMABLE_CHANGES = {"device", "threads", "checkpoint_every", "preset"}  # settings a resumed run may change
 
 
 def learning_rate(config: TransformerConfig, step: int, total_steps: int) -> float:
@@ -72,27 +75,33 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
         progress: show a tqdm bar (loss, perplexity, held-out perplexity).
         checkpoint: a file to save the whole training state to every ``config.checkpoint_every``
             steps, after every epoch and where training stops.
-        resume: continue from ``checkpoint`` if it exists (the settings must be the same, apart from
-            the device, the threads and the checkpoint interval); a resumed run gives the same
-            model and history as an uninterrupted one.
+        resume: continue from ``checkpoint`` if it exists (the corpus, the vocabulary and the
+            settings must be the same, apart from the device, the threads and the checkpoint
+            interval); a resumed run gives the same model and history as an uninterrupted one.
         max_steps: stop after this many steps in all (the schedule still assumes all epochs).
-        heldout: measure the held-out perplexity after every epoch (``state.heldout``).
+        heldout: measure the held-out perplexity after every epoch (``state.heldout``), keep the
+            best measurement's weights and stop after ``config.patience`` epochs without a better one.
 
     Returns:
-        The :class:`~course.transformer.model.Transformer`; ``model.state`` has the history.
+        The :class:`~course.transformer.model.Transformer`; ``model.state`` has the history. Once
+        training is finished (or stopped early) the model has the weights of the best held-out
+        measurement (``state.best``); a run stopped by ``max_steps`` returns its last weights.
 
     Raises:
-        SettingError: too few sentences, or CUDA asked for without a GPU.
-        ModelFileError: a damaged checkpoint, or one trained with other settings.
+        SettingError: too few sentences, CUDA asked for without a GPU, or a checkpoint of another
+            corpus, vocabulary or settings.
+        ModelFileError: a damaged checkpoint.
     """
     config = config or preset("cpu")
     device = resolve_device(config.device)
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
-    model, saved = _resumed(checkpoint, config) if resume else (None, None)
+    words = vocabulary(corpus, train_sentences, config)
+    model, saved = (resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
+                    else (None, None))
     if model is None:
-        model = Transformer(config, vocabulary(corpus, train_sentences, config), device=str(device))
+        model = Transformer(config, words, device=str(device))
     train = SentenceIds.from_corpus(corpus, train_sentences, model.words, config.max_words)
     warn_split(train.num_split, len(train_sentences), config.max_words, f"training sentences of {corpus.name!r}")
     held = (SentenceIds.from_corpus(corpus, heldout_sentences, model.words, config.max_words)
@@ -107,40 +116,27 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     from tqdm.auto import tqdm
 
     model.network.train()
+    best = KeepBest(model.network, model.state, config.patience, saved) if held is not None else None
     with cpu_threads(device, config.threads), tqdm(
             total=config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok", unit_scale=True,
             desc=f"Transformer {config.objective} ({config.preset})", disable=not progress, smoothing=0.1) as bar:
-        _Run(model, train, held, optimizer, bar, checkpoint, saved).epochs(max_steps)
+        _Run(model, train, held, optimizer, bar, checkpoint, saved, best,
+             run_identity(corpus, model.words.words)).epochs(max_steps)
+    if best is not None and model.state.finished:
+        best.restore()
     model.network.eval()
     return model
-
-
-def _resumed(checkpoint, config: TransformerConfig) -> tuple[Transformer | None, dict | None]:
-    """``(model, payload)`` of ``checkpoint`` when there is one to resume from; else ``(None, None)``.
-
-    Raises:
-        ModelFileError: the checkpoint is damaged, or was trained with other settings.
-    """
-    if checkpoint is None or not Path(checkpoint).is_file():
-        return None, None
-    model, payload = Transformer.load(checkpoint, device=config.device, with_extra=True)
-    old, new = model.config.to_dict(), config.to_dict()
-    changed = [key for key in new if key not in RESUMABLE_CHANGES and old.get(key) != new[key]]
-    if changed:
-        raise ModelFileError(f"{checkpoint}: was trained with other settings ({', '.join(changed)}); "
-                             "use the same settings to resume, or another checkpoint file")
-    model.config = config
-    return model, payload
 
 
 class _Run:
     """The epochs of one call of :func:`train_transformer`, recorded in ``model.state``."""
 
     def __init__(self, model: Transformer, train: SentenceIds, heldout: SentenceIds | None, optimizer, bar,
-                 checkpoint, saved: dict | None):
+                 checkpoint, saved: dict | None, best: KeepBest | None, identity: dict):
         self.model, self.config, self.state = model, model.config, model.state
         self.train, self.heldout, self.optimizer = train, heldout, optimizer
-        self.bar, self.checkpoint = bar, checkpoint
+        self.bar, self.checkpoint, self.best = bar, checkpoint, best
+        self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
         self.device = model.device
         self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
         interval = saved["interval"] if saved is not None else {"sum": 0.0, "predictions": 0}  # since the last log
@@ -149,7 +145,7 @@ class _Run:
         self.stopped = False
 
     def epochs(self, max_steps: int | None) -> None:
-        while self.state.epoch < self.config.epochs and not self.stopped:
+        while self.state.epoch < self.config.epochs and not self.stopped and not self.state.stopped_early:
             self.epoch(max_steps)
             self.end_epoch()
 
@@ -211,8 +207,9 @@ class _Run:
 
     def end_epoch(self) -> None:
         """After an epoch (or where training stopped): if the epoch is whole, count it and measure
-        the held-out perplexity; then save a checkpoint. Nothing is logged or measured where
-        training stops early, so that a resumed run's history is an uninterrupted run's."""
+        the held-out perplexity, keeping the weights if it is the best; then save a checkpoint.
+        Nothing is logged or measured where training stops mid-epoch, so that a resumed run's
+        history is an uninterrupted run's."""
         state = self.state
         whole = state.batch_in_epoch == self.batches_in_epoch
         if whole:
@@ -220,9 +217,11 @@ class _Run:
             state.batch_in_epoch = 0
         if self.heldout is not None and whole:
             measured = evaluate_perplexity(self.model.network, self.heldout, self.config)
-            state.heldout.append({"epoch": state.epoch, "step": state.step, "tokens": state.tokens, **measured})
-            self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", refresh=False)
-        state.finished = state.epoch >= self.config.epochs
+            entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens, **measured}
+            state.heldout.append(entry)
+            self.best.measured(entry, measured["perplexity"])
+            self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", kept=self.best.note(), refresh=False)
+        state.finished = state.epoch >= self.config.epochs or state.stopped_early
         self.save_checkpoint()
 
     def save_checkpoint(self) -> None:
@@ -233,4 +232,5 @@ class _Run:
             self.model.save(self.checkpoint, extra={
                 "optimizer": self.optimizer.state_dict(), "rng": torch.get_rng_state(),
                 "interval": {"sum": float(self.sums), "predictions": self.predictions},
-                "cuda_rng": torch.cuda.get_rng_state(self.device) if cuda else None})
+                "cuda_rng": torch.cuda.get_rng_state(self.device) if cuda else None, "identity": self.identity,
+                **(self.best.checkpoint_extra() if self.best else {})})

@@ -88,9 +88,11 @@ class LanguageModelConfig(_Rates):
 
     epochs: int = 1
     batch_tokens: int = 1_000
+    patience: int = 3  # with held-out texts: epochs without a better perplexity before stopping (0: never)
 
     def __post_init__(self):
-        _check([_whole(self, "epochs"), _whole(self, "batch_tokens"), *self._rate_checks()])
+        _check([_whole(self, "epochs"), _whole(self, "batch_tokens"), *self._rate_checks(),
+                (self.patience >= 0, f"patience must not be negative, got {self.patience}")])
 
 
 @dataclass(frozen=True)

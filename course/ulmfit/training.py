@@ -2,7 +2,9 @@
 
 - :func:`fine_tune_lm` (stage 2): the pretrained forward LM trained on the target domain's text,
   each layer group at its own rate (:func:`~course.ulmfit.schedules.discriminative_rates`), all
-  following one slanted triangular schedule;
+  following one slanted triangular schedule; given held-out texts, it keeps the weights of the
+  epoch with the best held-out perplexity and stops after ``patience`` epochs without a better one
+  (:class:`course.lm_training.KeepBest`, as the biLM's and the Transformers' trainers do);
 - :func:`train_classifier` (stage 3): a :class:`~course.ulmfit.classifier.Classifier` on the LM,
   trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
   measured after a few epochs (``evaluations``), and the weights of the best are kept (chosen on
@@ -25,12 +27,22 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checkpoints import checkpoint_errors, read_checkpoint, resumes, write_checkpoint
+from ..checkpoints import (
+    check_resumable,
+    checkpoint_errors,
+    labelled_corpus,
+    read_checkpoint,
+    resumes,
+    run_identity,
+    write_checkpoint,
+)
 from ..devices import resolve_device
 from ..elmo.batching import LanguageModelData
+from ..elmo.model import TrainingState
 from ..elmo.precision import autocast, autocast_dtype
 from ..elmo.training import cpu_threads
 from ..errors import SettingError
+from ..lm_training import KeepBest
 from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
@@ -92,16 +104,21 @@ def forward_perplexity(lm, sentences, batch_tokens: int = 4_000) -> float:
     return math.exp(total / max(predictions, 1))
 
 
-def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelConfig(), progress: bool = False):
+def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelConfig(), progress: bool = False,
+                 heldout=None):
     """Stage 2: the forward LM of ``elmo`` trained on ``sentences`` (the target domain's texts).
 
     Layer groups, bottom first: token encoder, each LSTM layer, softmax; with ``discriminative``
     each gets 2.6 times less than the one above, with ``slanted`` all follow one slanted triangle
-    over the run's steps.
+    over the run's steps. With ``heldout`` texts, their forward perplexity is measured after
+    every epoch, the best epoch's weights are kept, and training stops after ``config.patience``
+    epochs without a better one.
 
     Returns:
         A copy of ``elmo`` whose forward LM is the fine-tuned one (the backward LM is unchanged),
-        with ``.history``: the mean training loss of each tenth of the run.
+        with ``.history``: the mean training loss of each tenth of the run, and ``.fine_tuning``:
+        a :class:`~course.elmo.model.TrainingState` with the epochs done and, with ``heldout``,
+        every held-out measurement (``heldout``), the best (``best``) and ``stopped_early``.
     """
     device = resolve_device(config.device)
     lm = ForwardLM(elmo).to(device)  # a copy of the biLM, trained in place
@@ -116,17 +133,35 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     torch.manual_seed(config.seed)
     total_steps = config.epochs * len(data.batches(config.batch_tokens))
     bar = _progress(total_steps, progress, "LM fine-tuning", "step")
+    state = TrainingState()
+    best = KeepBest(lm.bilm, state, config.patience) if heldout is not None else None
+
+    def end_epoch(step: int) -> bool:
+        """Count the epoch; with held-out texts, measure them and keep the best. True: stop."""
+        state.epoch, state.step = state.epoch + 1, step
+        if best is None:
+            return False
+        entry = {"epoch": state.epoch, "step": step, "perplexity": forward_perplexity(lm, heldout)}
+        state.heldout.append(entry)
+        stop = best.measured(entry, entry["perplexity"])
+        bar.set_postfix(heldout=f"{entry['perplexity']:.1f}", kept=best.note(), refresh=False)
+        return stop
+
     lm.train()
     with cpu_threads(device, config.threads):
-        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar)
+        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, end_epoch)
     bar.close()
+    state.finished = True
+    if best is not None:
+        best.restore()
     lm.eval()
-    model.history = history
+    model.history, model.fine_tuning = history, state
     return model
 
 
-def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar) -> list[dict]:
-    """The steps of :func:`fine_tune_lm`; returns the mean loss of each tenth of them."""
+def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, end_epoch) -> list[dict]:
+    """The steps of :func:`fine_tune_lm`, calling ``end_epoch(step)`` after each epoch and stopping
+    where it says so; returns the mean loss of each tenth of them."""
     clip_norm = lm.elmo_config.clip_norm
     step, losses, history = 0, [], []
     for epoch in range(config.epochs):
@@ -144,6 +179,8 @@ def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, 
             if step % max(1, total_steps // 10) == 0 or step == total_steps:
                 history.append({"step": step, "loss": float(np.mean(losses))})
                 losses = []
+        if end_epoch(step):
+            break
     return history
 
 
@@ -263,18 +300,19 @@ def _epochs(train, dev, classifier, optimizer, config, run, identity, epochs, de
 
 
 def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
-    """What a checkpoint must match to be resumed: the settings, the labelled reviews and the LM's
-    vocabulary and weights."""
+    """What a checkpoint must match to be resumed: the run's identity (the labelled reviews as a corpus
+    of word-label pairs, and the LM's vocabulary: :func:`course.checkpoints.run_identity`), the
+    settings, and the LM's weights."""
     import hashlib
 
-    texts = hashlib.sha256("\n".join(f"{r.label}\t{' '.join(r.words)}" for r in train).encode()).hexdigest()
-    words = hashlib.sha256("\n".join(elmo.words.words).encode()).hexdigest()
+    corpus = labelled_corpus("labelled reviews", [[(word, r.label) for word in r.words] for r in train])
     weights = hashlib.sha256()
     for name, tensor in sorted(elmo.bilm.state_dict().items()):
         weights.update(name.encode())
         weights.update(tensor.detach().cpu().float().numpy().tobytes()[:4096])
-    return {"config": {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_CHANGES},
-            "reviews": len(train), "texts": texts, "lm_words": words, "lm_weights": weights.hexdigest()}
+    return {"identity": run_identity(corpus, elmo.words.words),
+            "config": {k: v for k, v in config.to_dict().items() if k not in RESUMABLE_CHANGES},
+            "lm_weights": weights.hexdigest()}
 
 
 def _save(path, classifier, optimizer, run, identity) -> None:
@@ -292,15 +330,11 @@ def _resume(path, classifier, optimizer, identity) -> dict:
     with checkpoint_errors(path, "classifier"):
         saved = read_checkpoint(path, CHECKPOINT_FORMAT)
         old = saved["identity"]
-        if old["lm_words"] != identity["lm_words"]:
-            raise SettingError(f"{path}: was trained on an LM of another vocabulary; give the LM it was trained on, "
-                               f"or another checkpoint file")
-        differs = [key for key in ("config", "reviews", "texts", "lm_weights") if old[key] != identity[key]]
-        if differs:
-            detail = [f"{k}={old['config'].get(k)!r} (now {v!r})" for k, v in identity["config"].items()
-                      if old["config"].get(k) != v] if "config" in differs else differs
-            raise SettingError(f"{path}: was trained with other settings or data ({', '.join(detail)}); use the "
-                               f"same ones to resume, or another checkpoint file")
+        check_resumable(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
+                        identity["config"])
+        if old["lm_weights"] != identity["lm_weights"]:
+            raise SettingError(f"{path}: was trained on another LM (other weights); give the LM it was trained on, "
+                               "or another checkpoint file")
         classifier.load_state_dict(saved["weights"])
         optimizer.load_state_dict(saved["optimizer"])
         device = next(classifier.parameters()).device
