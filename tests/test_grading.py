@@ -1,5 +1,6 @@
 """The grader: full marks for the solutions, zero for an untouched student copy, and bad notebooks."""
 
+import copy
 import hashlib
 import json
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from course.errors import GradingError
-from course.teaching.assignments import student_version
+from course.teaching.assignments import find_assignments, student_version
 from course.teaching.grading import grade_notebook
 from course.teaching.sandbox import Limits
 from tests.conftest import assert_one_line_error
@@ -131,7 +132,8 @@ def test_the_grade_command_prints_a_table_and_writes_json(tmp_path):
 def test_a_course_notebook_full_marks_as_given_and_zero_as_handed_out(tmp_path):
     teacher = Path("notebooks") / "03_cbow_hierarchical_softmax.ipynb"
     report = grade_notebook(teacher, timeout=300)
-    assert [r.id for r in report.results] == ["huffman_code", "entropy_bound"]
+    assert [r.id for r in report.results] == [a.id for a in find_assignments(nbformat.read(teacher, as_version=4))]
+    assert {"huffman_code", "entropy_bound"} <= set(scores(report))
     assert report.score == report.points > 0, reasons(report)
     student = write(student_version(nbformat.read(teacher, as_version=4)), tmp_path / teacher.name)
     report = grade_notebook(student, timeout=300)
@@ -238,3 +240,201 @@ def test_memory_is_limited_per_notebook_and_a_hungry_answer_fails_alone(tmp_path
                             source_dir=teacher.parent, limits=Limits(memory=3 << 30))
     assert scores(report) == {"double": 0, "triple": 2}
     assert "MemoryError" in reasons(report)["double"]
+
+
+# --------------------------------------------------------------------------------- deadlines
+
+def stalling(grade_id: str, body: str):
+    """A solution cell whose top level runs ``body`` before it defines the function."""
+    return solution_cell(grade_id, f"{body}\ndef {grade_id}():\n    ### BEGIN SOLUTION\n    return 1\n"
+                                   "    ### END SOLUTION")
+
+
+STALLS = {
+    "spins": "while True:\n    pass",
+    "ignores_interrupts": "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass",
+    "dies": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+    "floods": "while True:\n    print('x' * 100_000)",
+    "blocks_output": "import os\nos.close(1)\nos.close(2)\nimport time\nwhile True:\n    time.sleep(1)",
+}
+
+
+def test_a_cell_that_never_ends_fails_its_assignment_alone_and_the_grade_returns(tmp_path):
+    cells = [new_code_cell("offset = 0"), DOUBLE, DOUBLE_CHECK]
+    for name, body in STALLS.items():
+        cells += [stalling(name, body), grade_cell(name, f"assert {name}() == 1")]
+    cells += [TRIPLE, TRIPLE_CHECK]
+    path = write(toy_notebook(*cells), tmp_path / "student" / "05_hard.ipynb")
+    teacher = write(toy_notebook(*cells), tmp_path / "teacher" / "05_hard.ipynb")
+    out = tmp_path / "report.json"
+    # A grade that hung would end here in TimeoutExpired, not in a report.
+    result = subprocess.run([sys.executable, "-m", "course", "grade", str(path), "--source", str(teacher.parent),
+                             "--timeout", "3", "--json", str(out)], capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "never retrieved" not in result.stderr, result.stderr
+    graded = {a["id"]: a for a in json.loads(out.read_text())["assignments"]}
+    assert {name: a["score"] for name, a in graded.items()} == {"double": 1, **dict.fromkeys(STALLS, 0), "triple": 2}
+    for name in ("spins", "ignores_interrupts", "floods", "blocks_output"):
+        assert "ran longer than 3 s and was stopped" in graded[name]["reason"], graded[name]
+    assert "crashed the kernel" in graded["dies"]["reason"]
+
+
+def test_a_start_up_file_left_behind_is_not_run_by_the_next_kernel(tmp_path):
+    poison = stalling("poison", "import os\nfolder = os.path.join(os.environ['IPYTHONDIR'], 'profile_default', "
+                                "'startup')\ntry:\n    os.makedirs(folder, exist_ok=True)\n"
+                                "    open(os.path.join(folder, '00.py'), 'w').write('import os\\nos._exit(1)')\n"
+                                "except OSError:\n    pass\nos._exit(1)")
+    notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, poison, grade_cell("poison", "assert poison() == 1"),
+                            TRIPLE, TRIPLE_CHECK)
+    teacher = write(notebook, tmp_path / "teacher" / "01_toy.ipynb")
+    report = grade_notebook(teacher, timeout=5, source_dir=teacher.parent)
+    assert scores(report) == {"double": 1, "poison": 0, "triple": 2}
+    assert "crashed the kernel (a new kernel took over)" in reasons(report)["poison"]
+
+
+def test_the_notebook_has_a_deadline_of_its_own(tmp_path):
+    slow = [solution_cell(name, f"import time\ntime.sleep(2)\ndef {name}():\n    ### BEGIN SOLUTION\n"
+                                "    return 1\n    ### END SOLUTION") for name in ("first", "second", "third")]
+    checks = [grade_cell(n, f"### BEGIN HIDDEN TESTS\nassert {n}() == 1\n### END HIDDEN TESTS")
+              for n in ("first", "second", "third")]
+    cells = [cell for pair in zip(slow, checks, strict=True) for cell in pair]
+    teacher = write(toy_notebook(*cells), tmp_path / "teacher" / "01_toy.ipynb")
+    assert grade_notebook(teacher, timeout=3, source_dir=teacher.parent).score == 3
+    # Each cell keeps within its 3 s, the three together not within 5 s: what was not checked in time scores 0.
+    report = grade_notebook(teacher, timeout=3, source_dir=teacher.parent, notebook_timeout=5)
+    assert report.score == 0
+    assert all("the notebook ran longer than 5 s in all" in reason for reason in reasons(report).values())
+
+
+# ------------------------------------------------------------------------------ refusals up front
+
+def test_student_versions_as_source_and_an_unwritable_report_are_refused_before_grading(tmp_path):
+    teacher, student = teacher_and_student(tmp_path)
+    path = write(student, tmp_path / "student" / teacher.name)
+    handed_out = write(student, tmp_path / "handed_out" / teacher.name)
+    unmarked = copy.deepcopy(student)
+    unmarked.metadata.pop("course")
+    write(unmarked, tmp_path / "unmarked" / teacher.name)
+    for folder, why in (("handed_out", "it records that it is the student version of 01_toy.ipynb"),
+                        ("unmarked", "none of its grade cells holds hidden tests")):
+        result = subprocess.run([sys.executable, "-m", "course", "grade", str(path), "--source",
+                                 str(tmp_path / folder)], capture_output=True, text=True, timeout=120)
+        assert_one_line_error(result, "not a teacher's notebook", why)
+    assert handed_out.is_file()
+    blocker = tmp_path / "a_file"
+    blocker.write_text("", encoding="utf-8")
+    for out, why in ((blocker / "report.json", "is a file, not a folder"), (tmp_path, "is a folder")):
+        result = subprocess.run([sys.executable, "-m", "course", "grade", str(path), "--source", str(teacher.parent),
+                                 "--json", str(out)], capture_output=True, text=True, timeout=120)
+        assert_one_line_error(result, why)
+        assert "points" not in result.stdout, "refused before any grading"
+
+
+# ------------------------------------------------------------------ answers that come from elsewhere
+
+SLANTED = solution_cell("slanted_triangular", "import math\n\ndef slanted_triangular(step, total_steps, max_rate, "
+                                              "cut_frac=0.1, ratio=32):\n    ### BEGIN SOLUTION\n"
+                                              "    cut = max(1, math.floor(total_steps * cut_frac))\n"
+                                              "    p = step / cut if step < cut else "
+                                              "max(0.0, 1 - (step - cut) / (cut * (1 / cut_frac - 1)))\n"
+                                              "    return max_rate * (1 + p * (ratio - 1)) / ratio\n"
+                                              "    ### END SOLUTION")
+SLANTED_CHECK = grade_cell("slanted_triangular", "check_slanted_triangular(slanted_triangular)\n"
+                                                 "### BEGIN HIDDEN TESTS\n"
+                                                 "assert abs(slanted_triangular(10, 100, 1.0, 0.1, 32) - 1.0) < 1e-12\n"
+                                                 "### END HIDDEN TESTS")
+BORROWED = {
+    "imported": "from course.ulmfit.schedules import slanted_triangular",
+    "wrapped": "import importlib\n\ndef slanted_triangular(*args):\n    module = importlib.import_module("
+               "'course.ulmfit.' + 'schedules')\n    return getattr(module, 'slanted_triangular')(*args)",
+    "reached through the training code": "from types import SimpleNamespace\nfrom course.ulmfit import training\n\n"
+                                         "def slanted_triangular(step, total, top, cut_frac=0.1, ratio=32):\n"
+                                         "    config = SimpleNamespace(slanted=True, cut_frac=cut_frac, ratio=ratio)\n"
+                                         "    return top * training._schedule_scale(config, step, total)",
+    "copied from its file": "import course.ulmfit.schedules as s\nnamespace = {}\n"
+                            "exec(compile(open(s.__file__).read().replace('from ..errors', 'from course.errors'), "
+                            "'mine.py', 'exec'), namespace)\nslanted_triangular = namespace['slanted_triangular']",
+    "tracing switched off": "import sys\nfrom course.ulmfit.schedules import slanted_triangular as _reference\n\n"
+                            "def slanted_triangular(*args):\n    sys.setprofile(None)\n    return _reference(*args)",
+}
+
+
+def test_an_answer_that_runs_the_courses_own_implementation_scores_nothing(tmp_path):
+    teacher = write(toy_notebook(new_code_cell("from course.teaching.checks import check_slanted_triangular"),
+                                 SLANTED, SLANTED_CHECK, DOUBLE, DOUBLE_CHECK), tmp_path / "teacher" / "10_toy.ipynb")
+    report = grade_notebook(teacher, timeout=60, source_dir=teacher.parent)
+    assert report.score == report.points == 2, reasons(report)
+    student = nbformat.read(teacher, as_version=4)
+    for how, source in BORROWED.items():
+        student.cells[2].source = source
+        report = grade_notebook(write(student, tmp_path / "student" / teacher.name), timeout=60,
+                                source_dir=teacher.parent)
+        assert scores(report) == {"slanted_triangular": 0, "double": 1}, (how, reasons(report))
+        assert "runs the course's own implementation" in reasons(report)["slanted_triangular"], how
+        assert "course/ulmfit/schedules.py: slanted_triangular" in reasons(report)["slanted_triangular"] or \
+            "switched off" in reasons(report)["slanted_triangular"], how
+
+
+def test_no_copy_of_the_teachers_notebooks_is_in_reach_of_the_student(tmp_path, monkeypatch):
+    from course.paths import project_root
+
+    teacher, student = teacher_and_student(tmp_path)
+    second_checkout = write(nbformat.read(teacher, as_version=4), tmp_path / "elsewhere" / "notebooks" / teacher.name)
+    visible = tmp_path / "cache"  # a folder the student kernel may read holds a copy too
+    write(nbformat.read(teacher, as_version=4), visible / "executed" / teacher.name)
+    monkeypatch.setattr("course.teaching.grading.cache_dir", lambda: visible)
+    places = [str(second_checkout), str(visible / "executed" / teacher.name), str(project_root()), "/"]
+    student.cells[2].source = (
+        "import os\n"
+        "hidden_test = 'double(-' + '3) == -6'  # only the teacher's notebook holds it\n"
+        f"found = []\nfor place in {places!r}:\n"
+        "    for folder, subfolders, files in os.walk(place):\n"
+        "        subfolders[:] = [s for s in subfolders if os.path.join(folder, s) not in "
+        "('/proc', '/sys', '/dev', '/usr')]\n"
+        "        for name in files:\n"
+        "            try:\n"
+        "                if name.endswith(('.ipynb', '.json')) and hidden_test in open(os.path.join(folder, name), "
+        "errors='ignore').read():\n"
+        "                    found.append(os.path.join(folder, name))\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    if os.path.isfile(place):\n"
+        "        found += [place] if hidden_test in open(place).read() else []\n"
+        "def double(v):\n"
+        "    if found:\n"
+        "        raise RuntimeError('found ' + ', '.join(sorted(set(found))[:5]))\n"
+        "    return 0\n")
+    report = grade_notebook(write(student, tmp_path / "student" / teacher.name), timeout=60,
+                            source_dir=teacher.parent)
+    assert report.score == 0
+    assert reasons(report)["double"].startswith("cell 3: AssertionError"), reasons(report)
+
+
+def test_no_teachers_solution_has_the_bytecode_of_a_function_of_the_course():
+    """Else the teacher's own answer would be taken for a copy of the implementation its check compares with."""
+    import types
+
+    from course.teaching.assignments import is_solution_cell, notebook_paths
+    from course.teaching.remote import MIN_CODE, PACKAGE, TEACHING, _fingerprint
+
+    def codes(code):
+        yield code
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                yield from codes(const)
+
+    course = {}
+    for path in PACKAGE.rglob("*.py"):
+        if not path.is_relative_to(TEACHING):
+            for code in codes(compile(path.read_text(encoding="utf-8"), str(path), "exec")):
+                course[_fingerprint(code)] = f"{path.name}: {code.co_qualname}"
+    solutions = 0
+    for notebook in notebook_paths():
+        for cell in nbformat.read(notebook, as_version=4).cells:
+            if cell.cell_type == "code" and is_solution_cell(cell):
+                for code in codes(compile(cell.source, notebook.name, "exec")):
+                    solutions += 1
+                    if len(code.co_code) >= MIN_CODE:
+                        assert _fingerprint(code) not in course, (notebook.name, code.co_qualname,
+                                                                  course[_fingerprint(code)])
+    assert solutions > 20

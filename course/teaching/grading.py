@@ -10,36 +10,47 @@ The student's file is read once and never written. What runs, and where:
   their points, the grade cells and the hidden tests all come from the teacher's notebook, whatever
   the student did to cells, types or metadata.
 - **The student kernel** runs the student's code cells (up to their last assignment cell) in the
-  sandbox of :mod:`course.teaching.sandbox`: a private home, limits on memory, CPU time and processes, the
-  teacher's folders hidden, and as user ``nobody`` when the grader is root. Then it answers calls.
+  sandbox of :mod:`course.teaching.sandbox`: a root of its own that holds Python, the course's package and
+  its corpora but no checkout, build folder or notebook of the teacher's, a private home, limits on memory,
+  CPU time and processes, and as user ``nobody`` when the grader is root. Then it answers calls.
 - **The checking kernel** runs the teacher's cells, with each solution cell replaced by stand-ins
   for the functions it defines (:mod:`course.teaching.remote`): calling one calls the student's function in
   the student kernel and brings the result back as data. The checks and hidden tests run here,
   where no student code ever runs.
 
 An assignment scores its points when its solution cells ran without an error in the student kernel
-and its grade cell passed in the checking kernel; otherwise 0, with the reason (an exception, not
-answered, a cell or call longer than the timeout, a crash of the student kernel, a marker without its
-end). A new student kernel replaces one that dies or hangs. When grading ends every process the
-student's code started is stopped (detached ones too), and then the grader checks that neither the
-teacher's notebooks nor any code the checking kernel loaded changed while it graded: if one did, the
-grade is refused with an error.
+and its grade cell passed in the checking kernel, without the student's functions running the course's
+own implementation that the checks compare them with (:func:`course.teaching.remote.verdict`);
+otherwise 0, with the reason (an exception, not answered, a cell or call longer than the timeout, a
+crash of the student kernel, a marker without its end, the course's implementation). Every cell, of
+either kernel, runs under a deadline this process keeps (:class:`_Runner`): the cell timeout, and
+what is left of the notebook's own; at the deadline the kernel is interrupted and, if it does not stop,
+its process group killed, so a grade always returns. A new kernel replaces one that dies or hangs. When
+grading ends every process the student's code started is stopped (detached ones too), and then the
+grader checks that neither the teacher's notebooks nor any code the checking kernel loaded changed
+while it graded: if one did, the grade is refused with an error.
 """
 
 from __future__ import annotations
 
 import ast
+import asyncio
+import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
+from ..paths import cache_dir
 from . import sandbox
 from .assignments import (
+    BEGIN_HIDDEN_TESTS,
     BEGIN_SOLUTION,
     END_SOLUTION,
     Assignment,
@@ -53,6 +64,8 @@ from .assignments import (
 from .editions import EDITION_FOLDER, edition_folder, edition_of
 
 STUDENT_FAULTS = ("StudentTimeout", "StudentKernelDied")  # a checking cell that failed this way: new student kernel
+_REFERENCE_USED = "your function runs the course's own implementation that the check compares it with ({})"
+NOTEBOOK_TIMEOUTS = 20  # the whole notebook's limit, in cell timeouts, unless one is given
 
 
 @dataclass
@@ -135,7 +148,7 @@ def teacher_notebook(student, path: Path, source_dir: Path | None):
         student.metadata.get("course"), dict) else None
     for name in (recorded, path.name, _browser_copy_name(path.name)):
         if isinstance(name, str) and name in teachers:
-            return teachers[name], read_notebook(teachers[name])
+            return _teachers_own(teachers[name], read_notebook(teachers[name]))
     folder = teachers[next(iter(teachers))].parent
     if recorded:
         raise GradingError(f"{path}: it is the student version of {recorded}, which is not among the teacher's "
@@ -154,7 +167,21 @@ def teacher_notebook(student, path: Path, source_dir: Path | None):
         raise GradingError(f"{path}: matches none of the teacher's notebooks in {folder} "
                            "(by the name it records, its file name or its grade ids); name it as the assignment "
                            "was handed out, or give the right folder with --source")
-    return teachers[winners[0]], read_notebook(teachers[winners[0]])
+    return _teachers_own(teachers[winners[0]], read_notebook(teachers[winners[0]]))
+
+
+def _teachers_own(path: Path, notebook):
+    """``(path, notebook)`` if it is a teacher's notebook; :class:`GradingError` for a student version (it records
+    the notebook it was made from, or none of its grade cells holds hidden tests)."""
+    course = notebook.metadata.get("course")
+    if isinstance(course, dict) and course.get("notebook"):
+        why = f"it records that it is the student version of {course['notebook']}"
+    elif not any(is_grade_cell(cell) and BEGIN_HIDDEN_TESTS in cell.source for cell in notebook.cells):
+        why = "none of its grade cells holds hidden tests"
+    else:
+        return path, notebook
+    raise GradingError(f"{path}: not a teacher's notebook ({why}); give the folder of the teacher's notebooks "
+                       "with --source")
 
 
 def _defined_names(source: str) -> list[str]:
@@ -180,76 +207,213 @@ def _failure_of(cell) -> tuple[str | None, str]:
 
 # ------------------------------------------------------------------------------------ kernels
 
+GRACE = 2.0  # seconds an interrupted cell has to stop before its kernel's process group is killed
+OUTPUT_LIMIT = 1 << 20  # characters of a cell's output kept (the rest is dropped as it arrives)
+
+
+class _Clock:
+    """The notebook's deadline: every cell gets the cell timeout or what is left of the notebook's, the smaller."""
+
+    def __init__(self, cell_seconds: float, notebook_seconds: float):
+        self.cell_seconds, self.notebook_seconds = cell_seconds, notebook_seconds
+        self.end = time.monotonic() + notebook_seconds
+
+    def seconds(self) -> float:
+        return min(self.cell_seconds, self.end - time.monotonic())
+
+    def reason(self) -> str:
+        return f"the notebook ran longer than {self.notebook_seconds:g} s in all and was stopped"
+
+
+def _client_class():
+    from nbclient import NotebookClient
+
+    class CappedClient(NotebookClient):
+        """A notebook client that keeps every error but no more than ``OUTPUT_LIMIT`` characters of other output."""
+
+        kept = 0
+
+        def output(self, outs, msg, display_id, cell_index):
+            if msg["msg_type"] != "error":
+                size = len(json.dumps(msg.get("content", {}).get("data") or msg.get("content", {}).get("text", "")))
+                self.kept += size
+                if self.kept > OUTPUT_LIMIT:
+                    return None
+            return super().output(outs, msg, display_id, cell_index)
+
+    return CappedClient
+
 
 class _Runner:
-    """One notebook's cells in one kernel at a time, with a new kernel when one dies."""
+    """One notebook's cells in one kernel at a time, each under a deadline this process enforces.
 
-    def __init__(self, notebook, workdir: Path, timeout: int, env: dict, kernel_name: str = "python3",
+    nbclient waits for a cell's reply and output in polls of its own; the deadline is kept outside them: at
+    the deadline the kernel is interrupted, ``GRACE`` seconds later its process group is killed, and a
+    thread of its own kills it even when the event loop does not come back (a flood of output). A killed or
+    dead kernel is replaced by a new one, brought back by the cells that had succeeded.
+    """
+
+    def __init__(self, notebook, workdir: Path, clock: _Clock, env: dict, kernel_name: str = "python3",
                  kernel_dirs: list[Path] | None = None, connection_file: Path | None = None, offset: int = 0):
-        from jupyter_client import KernelManager
+        from jupyter_client import AsyncKernelManager
         from jupyter_client.kernelspec import KernelSpecManager
-        from nbclient import NotebookClient
 
         options = {"kernel_name": kernel_name}
         if kernel_dirs:
             options["kernel_spec_manager"] = KernelSpecManager(kernel_dirs=[str(d) for d in kernel_dirs])
         if connection_file:
             options["connection_file"] = str(connection_file)
-        self.make_km = lambda: KernelManager(**options)
-        self.client = NotebookClient(notebook, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
-                                     interrupt_on_timeout=False, record_timing=False,
-                                     resources={"metadata": {"path": str(workdir)}})
-        self.timeout, self.offset = timeout, offset  # offset: cells put before the notebook's own
+        self.make_km = lambda: AsyncKernelManager(**options)
+        self.client = _client_class()(notebook, timeout=None, kernel_name=kernel_name, allow_errors=True,
+                                      interrupt_on_timeout=False, record_timing=False, shutdown_kernel="immediate",
+                                      startup_timeout=60, resources={"metadata": {"path": str(workdir)}})
+        self.clock, self.offset = clock, offset  # offset: cells put before the notebook's own
         self.env = env
         self.succeeded: list[int] = []
-        self.kernel = None
+        self.cut_short = self.broken = False
+
+    # The kernel's own stderr (start-up warnings, a crash's last words) is not the student's output.
+    async def _start(self) -> None:
+        self.client.km = self.make_km()
+        await self.client.async_start_new_kernel(env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await self.client.async_start_new_kernel_client()
 
     def start(self) -> None:
-        self.client.km = self.make_km()
-        # The kernel's own stderr (start-up warnings, a crash's last words) is not the student's output.
-        self.kernel = self.client.setup_kernel(env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.kernel.__enter__()
+        from jupyter_core.utils import run_sync
+
+        self.client.startup_timeout = int(max(1, min(60, self.clock.seconds())))
+        try:
+            run_sync(self._start)()
+        except Exception:
+            self.stop()
+            raise
+
+    def _pid(self) -> int | None:
+        provisioner = getattr(self.client.km, "provisioner", None)
+        process = getattr(provisioner, "process", None)
+        return getattr(process, "pid", None)
+
+    def kill(self) -> None:
+        """SIGKILL to the kernel's process group (the kernel leads its own session) and to the kernel."""
+        pid = self._pid()
+        if pid is None:
+            return
+        for send in (os.killpg, os.kill):
+            try:
+                send(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    async def _stop(self) -> None:
+        if self.client.km is None:
+            return
+        self.kill()
+        try:
+            await asyncio.wait_for(self.client._async_cleanup_kernel(), 10)
+        except Exception:  # a kernel that is already gone, or channels that will not close
+            pass
+        self.client.km = self.client.kc = None
 
     def stop(self) -> None:
-        if self.kernel is not None:
-            km = self.client.km
+        from jupyter_core.utils import run_sync
+
+        run_sync(self._stop)()
+
+    async def _execute(self, cell, index: int, seconds: float) -> str | None:
+        """Run one cell for at most ``seconds``: None, ``"timeout"`` or ``"crash"`` (the kernel died)."""
+        from nbclient.exceptions import DeadKernelError
+
+        cell.outputs = []
+        self.client.kept = 0
+        before = asyncio.all_tasks()
+        task = asyncio.ensure_future(self.client.async_execute_cell(cell, index, store_history=False))
+        watchdog = threading.Timer(seconds + 2 * GRACE + 1, self.kill)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            done, _ = await asyncio.wait({task}, timeout=max(seconds, 0.01))
+            if done:
+                failure = task.exception()
+                if isinstance(failure, DeadKernelError):
+                    return "crash"
+                if failure is not None:
+                    raise failure
+                return None
             try:
-                self.kernel.__exit__(None, None, None)
-            except Exception:  # a kernel that is already gone
+                await asyncio.wait_for(self.client.km.interrupt_kernel(), GRACE)
+                await asyncio.wait({task}, timeout=GRACE)
+            except Exception:  # a kernel that cannot even be signalled
                 pass
-            try:
-                if km is not None and km.has_kernel:
-                    km.shutdown_kernel(now=True)
-            except Exception:
-                pass
-            self.client.km = self.client.kc = None
-            self.kernel = None
+            if not task.done():
+                self.kill()
+            return "timeout"
+        finally:
+            watchdog.cancel()
+            leftover = [t for t in asyncio.all_tasks() - before if not t.done()]
+            for t in leftover:
+                t.cancel()
+            if leftover:
+                await asyncio.wait(leftover, timeout=GRACE)
+            for t in {task, *leftover}:  # what a stopped cell's polls raised is known already: the kernel died
+                if t.done() and not t.cancelled():
+                    t.exception()
+
+    def _alive(self) -> bool:
+        pid = self._pid()
+        return pid is not None and not sandbox.gone(pid)
+
+    def execute(self, cell, index: int) -> str | None:
+        """Run one cell under the clock; a kernel that was killed or died is replaced. What went wrong, or None."""
+        from jupyter_core.utils import run_sync
+
+        seconds = self.clock.seconds()
+        self.cut_short = seconds < self.clock.cell_seconds
+        if seconds <= 0:
+            return "late"
+        if self.broken:
+            return "crash"
+        problem = run_sync(self._execute)(cell, index, seconds)
+        if problem is not None and not (problem == "timeout" and self._alive()):
+            self.restart()
+        return problem
 
     def restart(self) -> None:
         """A new kernel, brought back to where the old one was by running the cells that had succeeded."""
         self.stop()
-        self.start()
-        for index in self.succeeded:
-            cell = self.client.nb.cells[index]
-            cell.outputs = []
-            try:
-                self.client.execute_cell(cell, index)
-            except Exception:  # nothing to be done here: the cells after it will report what is missing
-                pass
+        if self.clock.seconds() <= 0 or self.broken:
+            return
+        try:
+            self.start()
+        except Exception:  # a kernel that dies or hangs as it starts (a start-up file the student left)
+            self.broken = True
+            return
+        from jupyter_core.utils import run_sync
+
+        for index in list(self.succeeded):
+            seconds = self.clock.seconds()
+            if seconds <= 0:
+                return
+            # A cell that fails now leaves the kernel as it is: the cells after it will say what is missing.
+            if run_sync(self._execute)(self.client.nb.cells[index], index, seconds) is not None and not self._alive():
+                self.stop()
+                try:
+                    self.start()
+                except Exception:
+                    self.broken = True
+                return
 
     def run(self, index: int) -> _Outcome:
-        from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
         cell = self.client.nb.cells[index]
-        try:
-            self.client.execute_cell(cell, index)
-        except CellTimeoutError:
-            self._interrupt()
-            return _Outcome(f"cell {index - self.offset} ran longer than {self.timeout} s and was stopped",
-                            error="timeout")
-        except DeadKernelError:
-            self.restart()
-            return _Outcome(f"cell {index - self.offset} crashed the kernel (a new kernel took over)", kernel_died=True,
+        problem = self.execute(cell, index)
+        if problem == "late":
+            return _Outcome(self.clock.reason(), error="timeout")
+        if problem == "timeout":
+            what = f"cell {index - self.offset}: {self.clock.reason()}" if self.cut_short else \
+                f"cell {index - self.offset} ran longer than {self.clock.cell_seconds:g} s and was stopped"
+            return _Outcome(what, error="timeout")
+        if problem == "crash":
+            after = "no new kernel could be started" if self.broken else "a new kernel took over"
+            return _Outcome(f"cell {index - self.offset} crashed the kernel ({after})", kernel_died=True,
                             error="crash")
         failure, error = _failure_of(cell)
         if failure is None:
@@ -258,30 +422,33 @@ class _Runner:
             failure = f"cell {index - self.offset}: {failure}"
         return _Outcome(failure, error=error)
 
+    def ask(self, code: str) -> str:
+        """Run ``code`` as a cell of its own (not part of the notebook) and return what it printed."""
+        from nbformat.v4 import new_code_cell
+
+        cell = new_code_cell(code)
+        self.client.nb.cells.append(cell)
+        try:
+            if self.client.kc is None or self.execute(cell, len(self.client.nb.cells) - 1) is not None:
+                return ""
+            return "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+        finally:
+            self.client.nb.cells.pop()
+
     def execute_quietly(self, code: str) -> None:
         """Send ``code`` to the kernel and return at once (it may run for ever: the student kernel's server)."""
-        self.client.kc.execute(code, store_history=False)
-
-    def _interrupt(self) -> None:
-        """Interrupt the running cell; if the kernel does not answer afterwards, replace it."""
-        from jupyter_core.utils import run_sync
-
-        run_sync(self.client.km.interrupt_kernel)()
-        try:
-            message_id = self.client.kc.execute("pass", store_history=False)
-            self.client.wait_for_reply(message_id)
-        except Exception:  # still busy (an interrupt it ignores) or gone: start afresh
-            self.restart()
+        if self.client.kc is not None:
+            self.client.kc.execute(code, store_history=False)
 
 
 class _StudentKernel:
     """The student's code cells in the sandbox, then a server answering calls of its functions."""
 
-    def __init__(self, notebook, cells: list[int], home: Path, private: Path, timeout: int, env: dict,
+    def __init__(self, notebook, cells: list[int], home: Path, private: Path, clock: _Clock, env: dict,
                  hide: list[Path], limits: sandbox.Limits):
         home.mkdir(mode=0o700)
-        specs = sandbox.kernel_spec(private / "specs", home, private / "student.json", hide, limits)
-        self.runner = _Runner(notebook, home, timeout, env, "course-sandbox", [specs], private / "student.json")
+        specs = sandbox.kernel_spec(private / "specs", home, private / "student.json", hide, limits, [cache_dir()])
+        self.runner = _Runner(notebook, home, clock, env, "course-sandbox", [specs], private / "student.json")
         self.cells, self.home, self.socket = cells, home, home / "answers.sock"
 
     def start(self) -> None:
@@ -295,7 +462,7 @@ class _StudentKernel:
         self.socket.unlink(missing_ok=True)
         self.runner.execute_quietly(f"import course.teaching.remote as _course_remote\n"
                                     f"_course_remote.serve({str(self.socket)!r}, globals())")
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + min(30.0, max(self.runner.clock.seconds(), 1.0))
         while not self.socket.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
 
@@ -379,10 +546,12 @@ def _course_files() -> list[Path]:
 
 def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke", source_dir: str | Path | None = None,
                    kernel_name: str = "python3", progress: bool = False,
-                   limits: sandbox.Limits | None = None) -> GradeReport:
+                   limits: sandbox.Limits | None = None, notebook_timeout: float | None = None) -> GradeReport:
     """Run the student's notebook at ``path`` and score each of its assignments (see the module's text).
 
     ``timeout`` is the limit in seconds for one cell and for one call of a student's function;
+    ``notebook_timeout`` the limit for the whole notebook, both kernels together (default
+    ``NOTEBOOK_TIMEOUTS`` cell timeouts): every limit is kept by this process, whatever the kernels do;
     ``profile`` the course profile the notebooks run with; ``source_dir`` the folder of the teacher's
     notebooks (default the course's ``notebooks/``); ``limits`` what the student kernel may use.
     A file that is not a notebook gives every assignment of the teacher's notebook of the same name 0
@@ -437,6 +606,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))},
            "COURSE_PROFILE": profile}
     loaded: list[str] = []
+    clock = _Clock(timeout, notebook_timeout if notebook_timeout is not None else NOTEBOOK_TIMEOUTS * timeout)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="grade-private-") as private_dir, \
             tempfile.TemporaryDirectory(prefix="grade-student-") as student_dir:
@@ -445,10 +615,10 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         hide = [teacher_path.parent.resolve(), private.resolve()]
         if teacher_path.parent.name == EDITION_FOLDER:
             hide.insert(0, teacher_path.parent.parent.resolve())
-        student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, timeout, env, hide,
+        student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, clock, env, hide,
                                  limits)
         checking = _checking_notebook(teacher, assignments, student.socket, timeout)
-        checker = _Runner(checking, private, timeout, env, kernel_name, connection_file=private / "checking.json",
+        checker = _Runner(checking, private, clock, env, kernel_name, connection_file=private / "checking.json",
                           offset=1)
         try:
             student.start()
@@ -467,12 +637,19 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                     continue
                 if progress:
                     print(f"  checking cell {index} ...", flush=True)
+                if index in grade_cells:
+                    checker.ask("_course_remote.watch()")
                 outcome = checker.run(index)
                 if outcome.failure and index in grade_cells:
                     failures.setdefault(grade_cells[index], outcome.failure)
-                if outcome.error in STUDENT_FAULTS or outcome.error in ("timeout", "crash"):
+                elif index in grade_cells:
+                    found = json.loads(checker.ask("_course_remote.verdict()") or "[]")
+                    if found:
+                        failures.setdefault(grade_cells[index], _REFERENCE_USED.format(", ".join(found)))
+                if (outcome.error in STUDENT_FAULTS or outcome.error in ("timeout", "crash")) and \
+                        clock.seconds() > 0:
                     student.restart()
-            loaded = _loaded_files(checker)
+            loaded = json.loads(checker.ask(_LOADED_FILES) or "[]")
         finally:
             student.stop()
             checker.stop()
@@ -484,23 +661,3 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
     results = [AssignmentResult(a.id, a.title, a.points, 0.0 if a.id in failures else a.points,
                                 a.id not in failures, failures.get(a.id, "passed")) for a in assignments]
     return GradeReport(path.name, profile, time.perf_counter() - start, results, teacher_path.name)
-
-
-def _loaded_files(checker: _Runner) -> list[str]:
-    """The files of every module the checking kernel loaded (they must not change while grading)."""
-    import json
-
-    from nbformat.v4 import new_code_cell
-
-    cell = new_code_cell(_LOADED_FILES)
-    checker.client.nb.cells.append(cell)
-    try:
-        checker.client.execute_cell(cell, len(checker.client.nb.cells) - 1)
-        text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
-        return json.loads(text or "[]")
-    except Exception:  # a checking kernel that is gone: nothing to compare
-        return []
-    finally:
-        checker.client.nb.cells.pop()
-
-

@@ -16,20 +16,37 @@ check can call ``backward()`` on it as on a local one.
 
 The student kernel runs :func:`serve`; the checking kernel calls :func:`bind` once and then
 :func:`function` for each name.
+
+Each answer also says what the call ran: the student kernel traces every Python function that runs while
+the student's function does (``sys.setprofile``, in its thread and the threads it starts), and sends the
+names of the course's functions among them (outside ``course/teaching/``) and a fingerprint of the
+bytecode of every function that is not Python's own. Around a grade cell the checking kernel traces the
+checks the same way (:func:`watch`); :func:`verdict` then names the course's functions that the checks
+ran and that the student's functions ran too, by name or as a copy of their bytecode (loaded from the
+file under another name, compiled from a string): an answer that is, wraps or calls into the
+implementation the check compares it with.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
 import socket
 import struct
+import sys
+import threading
+import types
 import zipfile
+from pathlib import Path
 
 import numpy as np
 
 MAX_MESSAGE = 1 << 30  # bytes: a larger message from the student kernel is refused, not read
+MIN_CODE = 64  # bytes of bytecode below which a function is too small to tell a copy from a coincidence
+PACKAGE = Path(__file__).resolve().parents[1]  # the course package: what it holds outside teaching/ is the reference
+TEACHING = PACKAGE / "teaching"
 HEADER = struct.Struct("!Q")
 
 
@@ -211,9 +228,63 @@ def _answer(request: dict, namespace: dict, graphs: dict) -> dict:
         leaves: list = []
         args = _with_leaves(request["args"], leaves)
         kwargs = _with_leaves(request["kwargs"], leaves)
-        return {"ok": _mark_graphs(function(*args, **kwargs), leaves, graphs)}
+        with _Trace() as trace:
+            value = function(*args, **kwargs)
+        return {"ok": _mark_graphs(value, leaves, graphs), "ran": trace.report()}
     except BaseException as exc:  # noqa: BLE001 - everything the student's code raises goes back as an answer
         return {"error": [type(exc).__name__, str(exc)[:2_000]]}
+
+
+# ------------------------------------------------------------------- what a call ran, and the reference
+
+def _fingerprint(code: types.CodeType) -> str:
+    """The same for two functions of the same bytecode, names and constants (a copy under other variable names,
+    in another file or compiled from a string), different otherwise."""
+    digest = hashlib.sha1(code.co_code)
+    digest.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        digest.update(_fingerprint(const).encode() if isinstance(const, types.CodeType) else repr(const).encode())
+    return digest.hexdigest()[:20]
+
+
+def _course_name(code: types.CodeType) -> str | None:
+    """``course/ulmfit/schedules.py: slanted_triangular`` for code of the course outside ``teaching/``, else None."""
+    path = Path(code.co_filename)
+    if path.is_relative_to(PACKAGE) and not path.is_relative_to(TEACHING):
+        return f"course/{path.relative_to(PACKAGE)}: {getattr(code, 'co_qualname', code.co_name)}"
+    return None
+
+
+class _Trace:
+    """Every Python function that runs while it is active, in this thread and in threads started meanwhile."""
+
+    def __init__(self):
+        self.codes: set = set()
+        self.switched_off = False
+
+        def profile(frame, event, arg):
+            if event == "call":
+                self.codes.add(frame.f_code)
+
+        self.profile = profile
+
+    def __enter__(self) -> _Trace:
+        threading.setprofile(self.profile)
+        sys.setprofile(self.profile)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.switched_off = sys.getprofile() is not self.profile
+        sys.setprofile(None)
+        threading.setprofile(None)
+
+    def report(self) -> dict:
+        """The course's functions that ran, and the fingerprints of every function that is not Python's own."""
+        python = tuple(str(Path(p).resolve()) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+        names = {_course_name(code) for code in self.codes} - {None}
+        prints = {_fingerprint(code) for code in self.codes if len(code.co_code) >= MIN_CODE
+                  and not os.path.realpath(code.co_filename).startswith(python)}
+        return {"course": sorted(names), "prints": sorted(prints), "switched_off": self.switched_off}
 
 
 def _with_leaves(value, leaves: list):
@@ -282,6 +353,8 @@ class _Link:
             raise StudentKernelDied("your function crashed the kernel (or the student kernel is gone)") from None
         if not isinstance(answer, dict) or not ("ok" in answer or "error" in answer):
             raise BadAnswer("the student kernel sent something that is not an answer")
+        if isinstance(answer.get("ran"), dict):
+            _STUDENT_RAN.append(answer["ran"])
         if "error" in answer:
             name, message = (list(answer["error"]) + ["", ""])[:2]
             raise _student_exception(str(name), str(message))
@@ -294,6 +367,38 @@ class _Link:
 
 
 _LINK: _Link | None = None
+_STUDENT_RAN: list[dict] = []  # what each call of a student's function ran, since watch()
+_WATCH: _Trace | None = None
+
+
+def watch() -> None:
+    """Start noting what the checks run (in the checking kernel, before a grade cell) and what the student's
+    functions run when called."""
+    global _WATCH
+    _STUDENT_RAN.clear()
+    _WATCH = _Trace().__enter__()
+
+
+def verdict() -> list[str]:
+    """After a grade cell: the course's functions the checks ran that the student's functions ran too, by name
+    or as a copy of their bytecode (or a note if a student's function switched off its tracing); printed as JSON."""
+    global _WATCH
+    if _WATCH is None:
+        return []
+    _WATCH.__exit__(None, None, None)
+    reference = {code: _course_name(code) for code in _WATCH.codes}
+    reference = {code: name for code, name in reference.items() if name is not None}
+    prints = {_fingerprint(code): name for code, name in reference.items() if len(code.co_code) >= MIN_CODE}
+    found: set[str] = set()
+    for ran in _STUDENT_RAN:
+        found |= {str(name) for name in ran.get("course", []) if name in set(reference.values())}
+        found |= {prints[p] for p in ran.get("prints", []) if p in prints}
+        if ran.get("switched_off"):
+            found.add("the grader's tracing, which your function switched off")
+    _WATCH = None
+    _STUDENT_RAN.clear()
+    print(json.dumps(sorted(found)))
+    return sorted(found)
 
 
 def bind(path: str, timeout: float) -> None:

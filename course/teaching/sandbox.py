@@ -6,18 +6,24 @@ the kernel (``exec``), so everything below holds for the kernel and for every pr
 - **its own session**, so the grader can stop the kernel and its children together;
 - **limits** (``setrlimit``): address space (``--memory``), CPU seconds (``--cpu-time``), processes and
   threads of its user (``--processes``), file size, no core files;
-- **hidden folders** (``--hide``): in a private mount namespace an empty read-only ``tmpfs`` is
-  mounted over each, so the teacher's notebooks and the grader's private folder (the checking
-  kernel's connection file among them) do not exist for the student's code. This needs root or
-  unprivileged user namespaces; where neither is available the folders stay visible;
+- **a root of its own** (Linux; root, or a user namespace where the grader is not root): in new mount
+  and process-id namespaces the kernel's root is a ``tmpfs`` holding read-only only the system's folders
+  (``/usr``, ``/etc``, ...), Python (its prefixes and ``sys.path``; of a checkout only the ``course``
+  package) and the folders given with ``--allow`` (the corpora's cache), plus its home, a fresh ``/tmp``
+  and its own ``/proc``; the old root is detached (``pivot_root``). So no checkout, build folder,
+  ``.git``, other user's file or the grader's private folder (the checking kernel's connection file)
+  exists for the student's code; every ``*.ipynb`` inside the visible folders but the system's reads as
+  empty, and ``--hide`` folders are covered by an empty ``tmpfs``. Its processes see only each other,
+  and the first of them ends them all when the kernel ends. Where neither root nor user namespaces are
+  available, none of this holds and ``sandbox.json`` in its home says why;
 - **another user** when the grader runs as root: the kernel runs as ``nobody``, so it can read only
   what every user may read and write only its own home (``--home``), and cannot signal, trace or
   read the memory of the grader or of the checking kernel.
 
-It does not stop network access, and without root a kernel of the grader's own user can still read
-and write whatever that user can outside the hidden folders: the grader then checks afterwards that
-neither the teacher's notebooks nor any code the checks loaded changed while grading, and refuses
-the grade if one did (see :mod:`course.teaching.grading`).
+It does not stop network access; notebooks under the system's folders are not looked for; without root
+a kernel of the grader's own user could still write to the grader's files it can see: the grader
+then checks afterwards that neither the teacher's notebooks nor any code the checks loaded changed
+while grading, and refuses the grade if one did (see :mod:`course.teaching.grading`).
 
 :func:`kernel_spec` writes the Jupyter kernel spec that starts a kernel this way;
 :func:`descendants` and :func:`stop_new_descendants` find and stop every process the kernel left
@@ -40,8 +46,12 @@ from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 4096, 0x4000, 1 << 18
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+MS_NOEXEC, MS_REMOUNT, MNT_DETACH, CLONE_NEWPID = 8, 32, 2, 0x20000000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # the system call's number
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 STATUS_FILE = "sandbox.json"
+CONFIG_FOLDER = ".config-read-only"  # IPython's and Jupyter's configuration folder, an empty read-only tmpfs
 
 
 @dataclass(frozen=True)
@@ -77,56 +87,130 @@ def prctl(option: int, value: int) -> bool:
     return _libc().prctl(option, value, 0, 0, 0) == 0
 
 
-def _hide(folders: list[str]) -> bool:
-    """A private mount namespace with an empty read-only tmpfs over each folder; False if not possible."""
-    if not folders or not sys.platform.startswith("linux"):
+def _namespaces() -> bool:
+    """Private mount and process-id namespaces for the children of this process (with a user namespace of
+    its own when not root); False where the kernel allows neither."""
+    if not sys.platform.startswith("linux"):
         return False
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
-    if uid != 0:
-        if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
-            return False
-        try:
-            Path("/proc/self/setgroups").write_text("deny")
-            Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
-            Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
-        except OSError:
-            return False
-    elif libc.unshare(CLONE_NEWNS) != 0:
+    if uid == 0:
+        return libc.unshare(CLONE_NEWNS | CLONE_NEWPID) == 0
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0:
         return False
-    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+    try:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+    except OSError:
         return False
-    hidden = True
-    for folder in folders:
-        if Path(folder).is_dir():
-            hidden &= libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                                 b"size=4k,mode=0555") == 0
-    return hidden
-
-
-def _reachable(paths: list[str]) -> bool:
-    """Make ``paths`` reachable by any user inside this mount namespace: a private folder above them (``/root``
-    with mode 0700, where pyenv keeps Python) is covered by an open tmpfs with only the needed folder bound back."""
-    libc = _libc()
-    needed: dict[str, set[str]] = {}
-    for path in paths:
-        parts = Path(os.path.realpath(path)).parts
-        for depth in range(1, len(parts) - 1):
-            folder = Path(*parts[:depth + 1])
-            if not os.stat(folder).st_mode & 0o001:
-                needed.setdefault(str(folder), set()).add(parts[depth + 1])
-                break
-    for folder, children in needed.items():
-        handles = {child: os.open(os.path.join(folder, child), os.O_PATH) for child in children}
-        if libc.mount(b"tmpfs", os.fsencode(folder), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=64k,mode=0755") != 0:
-            return False
-        for child, handle in handles.items():
-            os.mkdir(os.path.join(folder, child))
-            if libc.mount(os.fsencode(f"/proc/self/fd/{handle}"), os.fsencode(os.path.join(folder, child)), None,
-                          MS_BIND | MS_REC, None) != 0:
-                return False
-            os.close(handle)
     return True
+
+
+def _mount(source, target: str, kind=None, flags: int = 0, options=None) -> None:
+    def encode(text):
+        return None if text is None else os.fsencode(text)
+
+    if _libc().mount(encode(source), encode(target), encode(kind), flags, encode(options)) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"mount {source} on {target}: {os.strerror(error)}")
+
+
+def _visible_paths(allowed: list[str]) -> list[str]:
+    """What the student kernel sees of the file system: the system's folders, Python (its prefixes and the
+    folders on ``sys.path``, but no folder that holds this package's checkout: of a checkout only the package
+    itself), the folders in ``allowed`` (the corpora's cache)."""
+    package = Path(__file__).resolve().parents[1]
+    paths = [*SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.realpath(sys.executable)), str(package), *allowed]
+    for entry in sys.path:
+        if entry and os.path.isabs(entry) and not package.is_relative_to(os.path.realpath(entry)):
+            paths.append(entry)
+    return sorted({p for p in paths if os.path.lexists(p)})
+
+
+def _enclose(stage: str, visible: list[str], home: str, hidden: list[str]) -> None:
+    """Make a new root in ``stage`` (a tmpfs) holding only ``visible`` (read-only), ``home`` (writable), a fresh
+    ``/tmp``, ``/dev``, ``/sys`` and this process-id namespace's own ``/proc``; hide ``hidden`` folders and every
+    notebook inside the visible folders that are not the system's; then make it the root (``pivot_root``) and
+    detach the old one, so nothing else of the file system can be reached again. Raises OSError."""
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
+    _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+
+    def inside(path: str) -> str:
+        return os.path.join(stage, path.lstrip("/"))
+
+    def bind(source: str, read_only: bool) -> None:
+        target = inside(source)
+        if os.path.islink(source) and source in SYSTEM_FOLDERS:  # /bin -> usr/bin on a merged /usr
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.symlink(os.readlink(source), target)
+            return
+        real = os.path.realpath(source)
+        if os.path.isdir(real):
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            open(target, "a").close()
+        _mount(real, target, None, MS_BIND | MS_REC)
+        if read_only:
+            try:
+                _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+            except OSError:  # a mount whose flags are locked: the user's permissions still hold
+                pass
+
+    os.makedirs(inside("/tmp"), exist_ok=True)
+    _mount("tmpfs", inside("/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    for path in visible:
+        bind(path, read_only=True)
+    for special in ("/dev", "/sys"):
+        bind(special, read_only=special == "/sys")
+    _mount("tmpfs", inside("/dev/shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    os.makedirs(inside("/proc"), exist_ok=True)
+    _mount("proc", inside("/proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    bind(home, read_only=False)
+    _mount("tmpfs", inside(os.path.join(home, CONFIG_FOLDER)), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+           "size=4k,mode=0555")
+    for folder in hidden:
+        if os.path.isdir(inside(folder)):
+            _mount("tmpfs", inside(folder), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0555")
+    for path in visible:
+        if path not in SYSTEM_FOLDERS and os.path.isdir(path) and not os.path.islink(path):
+            for notebook in Path(path).rglob("*.ipynb"):
+                if notebook.is_file():
+                    _mount("/dev/null", inside(str(notebook)), None, MS_BIND)
+    os.chdir(stage)
+    if _libc().syscall(PIVOT_ROOT.get(os.uname().machine, -1), b".", b".") != 0:
+        raise OSError(ctypes.get_errno(), "pivot_root")
+    if _libc().umount2(b".", MNT_DETACH) != 0:
+        raise OSError(ctypes.get_errno(), "detaching the old root")
+    os.chdir("/")
+
+
+def _init(kernel: int) -> None:
+    """The first process of the student's process-id namespace: wait for the kernel, reap what it leaves
+    behind, and end with the kernel's exit status (which ends every process of the namespace)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the interrupt is the kernel's: its process group gets it
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(1)
+        if pid == kernel:
+            os._exit(os.waitstatus_to_exitcode(status) % 256)
+
+
+def _wait_for(child: int) -> None:
+    """This process stays outside the namespace, as the kernel the grader started: it ends when the namespace
+    does, and takes it down if it is killed itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            os._exit(os.waitstatus_to_exitcode(status) % 256)
+        except InterruptedError:
+            continue
 
 
 def _limit(limits: Limits, uid: int) -> None:
@@ -158,6 +242,7 @@ def _run(argv: list[str]) -> None:
     parser.add_argument("--file-size", type=int, default=Limits.file_size)
     parser.add_argument("--home", required=True)
     parser.add_argument("--hide", action="append", default=[])
+    parser.add_argument("--allow", action="append", default=[])
     parser.add_argument("--connection-file", required=True)
     parser.add_argument("kernel", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -169,6 +254,7 @@ def _run(argv: list[str]) -> None:
     home = Path(args.home)
     connection = home / "kernel.json"
     shutil.copyfile(args.connection_file, connection)  # read while it may still be read
+    (home / CONFIG_FOLDER).mkdir(mode=0o555, exist_ok=True)
     user = None
     if os.getuid() == 0:
         import pwd
@@ -176,34 +262,63 @@ def _run(argv: list[str]) -> None:
         user = pwd.getpwnam("nobody")
         for path in (home, connection):
             os.chown(path, user.pw_uid, user.pw_gid)
-    hidden = _hide(args.hide)
-    if user is not None and not (hidden and _reachable([sys.executable, sys.prefix, sys.base_prefix, str(home),
-                                                          str(Path(__file__).resolve().parents[1])])):
-        user = None  # Python is out of reach of other users: the kernel keeps the grader's user
+    visible = _visible_paths(args.allow)
+    namespaces = enclosed = _namespaces()
+    why = "" if namespaces else "no mount and process-id namespaces here"
+    if namespaces:
+        child = os.fork()
+        if child:
+            _wait_for(child)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_DUMPABLE, 0)
+        stage = home.parent / "root"
+        stage.mkdir(exist_ok=True)
+        try:
+            _enclose(str(stage), visible, str(home), args.hide)
+        except OSError as exc:
+            enclosed, why = False, str(exc)
+        kernel_pid = os.fork()
+        if kernel_pid:
+            _init(kernel_pid)
+    if not enclosed:
+        user = None  # no root of its own: Python may be out of reach of other users
     limits = Limits(args.memory, args.cpu_time, args.processes, args.file_size)
     if user is not None:
         os.setgroups([])
         os.setgid(user.pw_gid)
         os.setuid(user.pw_uid)
     _limit(limits, os.getuid())
-    status = {"uid": os.getuid(), "hidden": hidden, "folders": args.hide, "limits": asdict(limits)}
+    status = {"uid": os.getuid(), "enclosed": enclosed, "why_not": why, "visible": visible, "hidden": args.hide,
+              "limits": asdict(limits)}
     (home / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
-    for name in ("HOME", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "XDG_CACHE_HOME",
+    for name in ("HOME", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "XDG_CACHE_HOME",
                  "XDG_CONFIG_HOME", "TMPDIR"):
         os.environ[name] = str(home)
+    for name in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR"):  # read-only: no start-up file or config for the next kernel
+        os.environ[name] = str(home / CONFIG_FOLDER)
+    os.environ["PYTHONNOUSERSITE"] = "1"
     os.environ["COURSE_BUILD"] = str(home / "build")
+    if namespaces:  # its parent is the namespace's first process, which ipykernel would take for a dead parent
+        os.environ.pop("JPY_PARENT_PID", None)
+    if args.allow:
+        os.environ["COURSE_CACHE"] = args.allow[0]
     os.chdir(home)
     kernel = [str(connection) if part == args.connection_file else part for part in kernel]
     os.execv(kernel[0], kernel)
 
 
-def kernel_spec(folder: Path, home: Path, connection_file: Path, hide: list[Path], limits: Limits) -> Path:
-    """Write ``folder/kernels/course-sandbox/kernel.json`` for a kernel started through this module."""
+def kernel_spec(folder: Path, home: Path, connection_file: Path, hide: list[Path], limits: Limits,
+                allow: list[Path] = ()) -> Path:
+    """Write ``folder/kernels/course-sandbox/kernel.json`` for a kernel started through this module: ``hide``
+    folders stay out of its sight even inside what it may see, ``allow`` folders are added to what it may read
+    (the first, the corpora's cache, becomes its ``COURSE_CACHE``)."""
     argv = [sys.executable, "-m", "course.teaching.sandbox", "--memory", str(limits.memory), "--cpu-time",
             str(limits.cpu_seconds), "--processes", str(limits.processes), "--file-size", str(limits.file_size),
             "--home", str(home), "--connection-file", str(connection_file)]
     for path in hide:
         argv += ["--hide", str(path)]
+    for path in allow:
+        argv += ["--allow", str(path)]
     argv += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", str(connection_file)]
     spec = folder / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
@@ -257,7 +372,7 @@ def stop_new_descendants(before: set[tuple[int, str]], seconds: float = 10.0) ->
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         new = {pid for pid, start in descendants() - before}
-        alive = new - {pid for pid in new if _zombie(pid)}
+        alive = new - {pid for pid in new if gone(pid)}
         for pid in alive:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -275,7 +390,8 @@ def stop_new_descendants(before: set[tuple[int, str]], seconds: float = 10.0) ->
     return len(killed)
 
 
-def _zombie(pid: int) -> bool:
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (no such process, or a zombie not yet waited for)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
