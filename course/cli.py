@@ -4,6 +4,7 @@
     python -m course corpus info wiki-en peoples-daily-zh [--json [FILE]]
     python -m course corpus export wiki-en --out wiki-en.txt
     python -m course evaluate vectors.txt [--json [FILE]]
+    python -m course export projector vectors.txt --out projector/ [--limit N] [--words FILE] [--normalise]
     python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
     python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
@@ -128,6 +129,21 @@ def evaluate(args) -> int:
     return 0
 
 
+def export_projector_command(args) -> int:
+    from .projector import export_projector, read_metadata_columns, read_word_list
+
+    words = read_word_list(args.words) if args.words else None
+    columns = read_metadata_columns(args.metadata) if args.metadata else None
+    paths = export_projector(args.vectors, args.out, limit=args.limit, words=words, normalise=args.normalise,
+                             metadata=columns)
+    with open(paths["metadata"], encoding="utf-8") as handle:
+        rows = sum(1 for _ in handle) - 1
+    print(f"wrote {rows:,} words to {args.out} ({', '.join(path.name for path in paths.values())}); "
+          f"see them with 'tensorboard --logdir {args.out}', or load the two .tsv files at "
+          "https://projector.tensorflow.org", file=sys.stderr)
+    return 0
+
+
 def train_word2vec_command(args) -> int:
     from dataclasses import replace
 
@@ -154,27 +170,35 @@ def train_word2vec_command(args) -> int:
 
 def _model_out(args) -> Path:
     """``--out`` of a network trainer, refused before any work if it cannot be written."""
+    from . import distributed
     from .errors import SettingError
 
     out = Path(args.out)
     if out.is_dir():
         raise SettingError(f"--out {out} is a folder: give a file name for the model")
-    claim_output(out, "model")
-    _check_checkpoint(args)
+    if distributed.from_env().writer:  # under torchrun only rank 0 writes
+        claim_output(out, "model")
+        _check_checkpoint(args)
+    elif args.resume and not args.checkpoint:
+        _check_checkpoint(args)
     return out
 
 
 def train_elmo_command(args) -> int:
+    from . import distributed
     from .corpus import load_corpus
     from .devices import resolve_device
     from .elmo import ElmoConfig, preset, train_elmo
     from .fields import from_options
 
     config = from_options(ElmoConfig, args, base=preset(args.preset))
-    resolve_device(config.device)  # no CUDA: say so before reading the corpus
+    world = distributed.start(resolve_device(config.device))  # no CUDA: say so before reading the corpus
     out = _model_out(args)
-    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    corpus = world.writer_first(lambda: load_corpus(args.corpus, progress=not args.quiet and world.writer))
     model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
+    distributed.stop()
+    if not world.writer:
+        return 0
     model.save(out)
     state = model.state
     heldout = state.kept  # the weights kept are the best's
@@ -186,17 +210,21 @@ def train_elmo_command(args) -> int:
 
 
 def train_transformer_command(args) -> int:
+    from . import distributed
     from .corpus import load_corpus
     from .devices import resolve_device
     from .fields import from_options
     from .transformer import TransformerConfig, preset, train_transformer
 
     config = from_options(TransformerConfig, args, base=preset(args.preset))
-    resolve_device(config.device)
+    world = distributed.start(resolve_device(config.device))
     out = _model_out(args)
-    corpus = load_corpus(args.corpus, progress=not args.quiet)
+    corpus = world.writer_first(lambda: load_corpus(args.corpus, progress=not args.quiet and world.writer))
     model = train_transformer(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint,
                               resume=args.resume)
+    distributed.stop()
+    if not world.writer:
+        return 0
     model.save(out)
     state = model.state
     kept = state.kept  # the weights kept are the best's
@@ -591,6 +619,20 @@ def make_parser() -> argparse.ArgumentParser:
                             help="word-pair files ('word1<TAB>word2<TAB>score'); default: wordsim353 simlex999")
     evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
     evaluation.set_defaults(handler=evaluate)
+
+    exporter = commands.add_parser("export", help="write vectors in another tool's format")
+    export_formats = exporter.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
+    projector = export_formats.add_parser("projector", help="TensorBoard's Embedding Projector: vectors.tsv, "
+                                                            "metadata.tsv and projector_config.pbtxt in a folder")
+    projector.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
+    projector.add_argument("--out", required=True, type=Path, help="folder to write (made if missing)")
+    projector.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                           help="only the first N words (the most frequent, in the course's files)")
+    projector.add_argument("--words", default=None, metavar="FILE", help="only these words, one a line, in this order")
+    projector.add_argument("--normalise", action="store_true", help="unit-length rows (euclidean = cosine order)")
+    projector.add_argument("--metadata", default=None, metavar="FILE",
+                           help="more columns: a TSV file with a header row, word<TAB>column...")
+    projector.set_defaults(handler=export_projector_command)
 
     train = commands.add_parser("train", help="train a model")
     models = train.add_subparsers(dest="model", required=True, metavar="MODEL")

@@ -16,6 +16,10 @@ the optimizer (:class:`_Updates`), the random state, then the epochs (:class:`_R
 pass over shuffled batches with the loss logged every :data:`LOG_EVERY` steps, followed by the
 held-out perplexity and a checkpoint; what it shares with the Transformers' trainer (the identity
 and settings check of a resume, keeping the best) is in :mod:`course.lm_training`.
+
+Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
+is per process) and the gradients are averaged across processes (:mod:`course.distributed`); only
+rank 0 writes checkpoints and shows progress.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
 from ..errors import SettingError
@@ -119,21 +124,28 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     config = config or preset("cpu")
     device = resolve_device(config.device)
     dtype = autocast_dtype(config, device)  # refuses fp16 on a CPU before any work
+    world = distributed.start(device)
+    progress, checkpoint = progress and world.writer, checkpoint if world.writer else None
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
     words, characters = vocabularies(corpus, train_sentences, config)
     model, saved = resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None)
+    saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
+    distributed.check_resume(saved, world, checkpoint)
     if model is None:
         model = Elmo(config, words, characters)
+    if saved is not None and not world.writer:
+        model.bilm.load_state_dict(saved["weights"])
+        model.state = type(model.state)(**saved["state"])
     train, heldout = _training_data(corpus, model, train_sentences, heldout_sentences)
     model.bilm.train()
-    updates = _Updates(model.bilm, config, device, dtype, saved)
-    start_random_state(config.seed, device, saved)
+    updates = _Updates(model.bilm, config, device, dtype, saved, world)
+    start_random_state(config.seed, device, saved, world)
     best = KeepBest(model.bilm, model.state, config.patience, saved) if heldout is not None else None
-    with cpu_threads(device, config.threads), _progress_bar(model, train, progress) as bar:
+    with cpu_threads(device, world.threads(config.threads)), _progress_bar(model, train, progress) as bar:
         run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
-                   run_identity(corpus, model.words.words))
+                   run_identity(corpus, model.words.words), world)
         run.epochs(_Limits(max_steps, max_seconds))
     if best is not None and model.state.finished:
         best.restore()
@@ -154,24 +166,31 @@ def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
     return train, heldout
 
 
-def start_random_state(seed: int, device: torch.device, saved: dict | None) -> None:
-    """The random numbers of dropout: drawn from ``seed``, or, when resuming, from where the
-    checkpoint ``saved`` left them (its ``rng`` and ``cuda_rng``), so that a resumed run draws what an
-    uninterrupted one would have."""
+def start_random_state(seed: int, device: torch.device, saved: dict | None,
+                       world: distributed.World = distributed.World()) -> None:
+    """The random numbers of dropout: drawn from ``seed`` (+ the rank, under torchrun), or, when
+    resuming, from where the checkpoint ``saved`` left them (its ``rng`` and ``cuda_rng``, each
+    process's own), so that a resumed run draws what an uninterrupted one would have."""
     if saved is not None:
-        torch.set_rng_state(saved["rng"])
-        if device.type == "cuda" and saved.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(saved["cuda_rng"], device)
+        mine = saved.get("ranks", [saved])[world.rank]
+        torch.set_rng_state(mine["rng"])
+        if device.type == "cuda" and mine.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(mine["cuda_rng"], device)
     else:
-        torch.manual_seed(seed)
+        torch.manual_seed(seed + world.rank)
         if device.type == "cuda":
-            torch.cuda.manual_seed(seed)
+            torch.cuda.manual_seed(seed + world.rank)
 
 
-def _random_state(device: torch.device) -> dict:
-    """What a checkpoint keeps of the random generators: ``{"rng", "cuda_rng"}``."""
-    return {"rng": torch.get_rng_state(),
+def random_state(device: torch.device, world: distributed.World = distributed.World()) -> dict:
+    """What a checkpoint keeps of the random generators: ``{"rng", "cuda_rng"}`` (rank 0's), and
+    under torchrun every process's in ``"ranks"`` with the number of processes (``"world_size"``).
+    Every process must call it."""
+    mine = {"rng": torch.get_rng_state(),
             "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+    if not world.distributed:
+        return mine
+    return {**mine, "ranks": world.gather(mine), "world_size": world.size}
 
 
 @contextmanager
@@ -210,8 +229,10 @@ class _Updates:
         saved: a checkpoint's payload, whose optimizer and scaler states are taken up.
     """
 
-    def __init__(self, bilm, config: ElmoConfig, device: torch.device, dtype, saved: dict | None):
+    def __init__(self, bilm, config: ElmoConfig, device: torch.device, dtype, saved: dict | None,
+                 world: distributed.World = distributed.World()):
         self.bilm, self.config, self.device, self.dtype = bilm, config, device, dtype
+        self.loss = distributed.loss_function(bilm, world, device)
         self.optimizer = torch.optim.Adam(bilm.parameters(), lr=config.lr, fused=device.type == "cuda")
         self.scaler = torch.amp.GradScaler(device.type, enabled=dtype is not None and device.type == "cuda")
         if saved is not None:
@@ -225,7 +246,7 @@ class _Updates:
         for param_group in self.optimizer.param_groups:
             param_group["lr"] = lr
         with autocast(self.device, self.dtype):
-            loss, forward_sum, backward_sum = self.bilm.loss(batch.char_ids, batch.mask, batch.targets,
+            loss, forward_sum, backward_sum = self.loss(batch.char_ids, batch.mask, batch.targets,
                                                              batch.index, batch.predictions)
         self.optimizer.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
@@ -263,12 +284,14 @@ class _Run:
     """
 
     def __init__(self, model: Elmo, train: LanguageModelData, heldout: LanguageModelData | None,
-                 updates: _Updates, bar, checkpoint, callback, best: KeepBest | None, identity: dict):
+                 updates: _Updates, bar, checkpoint, callback, best: KeepBest | None, identity: dict,
+                 world: distributed.World = distributed.World()):
         self.model, self.config, self.state = model, model.config, model.state
         self.train, self.heldout, self.updates = train, heldout, updates
         self.bar, self.checkpoint, self.callback, self.best = bar, checkpoint, callback, best
         self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
-        self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
+        self.world = world
+        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
         self.interval = _Interval(updates.device)
         self.stopped = False
 
@@ -283,18 +306,22 @@ class _Run:
         epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
         state = self.state
         groups = self.train.batches(self.config.batch_tokens, np.random.default_rng([self.config.seed, state.epoch]))
-        self.batches_in_epoch = len(groups)
+        steps = self.world.shard(groups)
+        self.batches_in_epoch = len(steps)
+        lengths = self.train.lengths()
         clock = time.perf_counter()
-        for group in groups[state.batch_in_epoch:]:
+        for group, everyone in steps[state.batch_in_epoch:]:
             batch = self.train.batch(group).to(self.updates.device)
             sums = self.updates.step(batch, learning_rate(self.config, state.step, self.total_steps))
             self.interval.add(*sums, batch.predictions)
+            words = sum(int(lengths[g].sum()) for g in everyone)  # every process's batch
             state.step += 1
             state.batch_in_epoch += 1
-            state.tokens += batch.words
-            self.bar.update(batch.words)
-            self.stopped = limits.reached(state.step)
-            if state.step % LOG_EVERY == 0 or self.stopped or state.batch_in_epoch == len(groups):
+            state.tokens += words
+            self.bar.update(words)
+            self.stopped = self.world.agree(limits.reached(state.step)) if limits.max_seconds else limits.reached(
+                state.step)
+            if state.step % LOG_EVERY == 0 or self.stopped or state.batch_in_epoch == len(steps):
                 self.log(clock)
                 clock = time.perf_counter()
             if state.step % self.config.checkpoint_every == 0 and not self.stopped:
@@ -327,7 +354,7 @@ class _Run:
             state.epoch += 1
             state.batch_in_epoch = 0
         if self.heldout is not None and whole:
-            measured = evaluate_perplexity(self.model.bilm, self.heldout, self.config)
+            measured = self.world.agree(evaluate_perplexity(self.model.bilm, self.heldout, self.config))
             entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
                      "forward": measured["forward"], "backward": measured["backward"]}
             state.heldout.append(entry)
@@ -342,8 +369,9 @@ class _Run:
     def save_checkpoint(self) -> None:
         """The model with the optimizer's, the scaler's and the random generators' states, when
         training has a checkpoint file."""
+        generators = random_state(self.updates.device, self.world)  # every process takes part
         if self.checkpoint is not None:
-            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **_random_state(self.updates.device),
+            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **generators,
                                                     **(self.best.checkpoint_extra() if self.best else {}),
                                                     "identity": self.identity})
 

@@ -9,7 +9,9 @@ the optimizer and the random generator, so that a resumed run gives bit for bit 
 history of an uninterrupted one. For the masked objective each batch's masks are drawn from
 (seed, epoch, batch), so they too are the same in a resumed run. As the biLM's trainer does, it
 keeps the weights of the best held-out measurement and stops after ``config.patience`` epochs
-without a better one; both resume through :mod:`course.lm_training`.
+without a better one; both resume through :mod:`course.lm_training`. Under ``torchrun`` each
+process steps on its share of every global batch (``config.batch_tokens`` is per process), the
+gradients averaged across processes (:mod:`course.distributed`); only rank 0 writes and shows progress.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import time
 import numpy as np
 import torch
 
+from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
-from ..elmo.training import cpu_threads, split_heldout, start_random_state
+from ..elmo.training import cpu_threads, random_state, split_heldout, start_random_state
 from ..errors import SettingError, TrainingDivergedError
 from ..lm_training import KeepBest, resume_checkpoint
 from ..vocab import Vocabulary, VocabularyConfig
@@ -94,14 +97,21 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     """
     config = config or preset("cpu")
     device = resolve_device(config.device)
+    world = distributed.start(device)
+    progress, checkpoint = progress and world.writer, checkpoint if world.writer else None
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
     words = vocabulary(corpus, train_sentences, config)
     model, saved = (resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
                     else (None, None))
+    saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
+    distributed.check_resume(saved, world, checkpoint)
     if model is None:
         model = Transformer(config, words, device=str(device))
+    if saved is not None and not world.writer:
+        model.network.load_state_dict(saved["weights"])
+        model.state = type(model.state)(**saved["state"])
     train = SentenceIds.from_corpus(corpus, train_sentences, model.words, config.max_words)
     warn_split(train.num_split, len(train_sentences), config.max_words, f"training sentences of {corpus.name!r}")
     held = (SentenceIds.from_corpus(corpus, heldout_sentences, model.words, config.max_words)
@@ -112,16 +122,16 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
     if saved is not None:
         optimizer.load_state_dict(saved["optimizer"])
-    start_random_state(config.seed, device, saved)
+    start_random_state(config.seed, device, saved, world)
     from tqdm.auto import tqdm
 
     model.network.train()
     best = KeepBest(model.network, model.state, config.patience, saved) if held is not None else None
-    with cpu_threads(device, config.threads), tqdm(
+    with cpu_threads(device, world.threads(config.threads)), tqdm(
             total=config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok", unit_scale=True,
             desc=f"Transformer {config.objective} ({config.preset})", disable=not progress, smoothing=0.1) as bar:
         _Run(model, train, held, optimizer, bar, checkpoint, saved, best,
-             run_identity(corpus, model.words.words)).epochs(max_steps)
+             run_identity(corpus, model.words.words), world).epochs(max_steps)
     if best is not None and model.state.finished:
         best.restore()
     model.network.eval()
@@ -132,14 +142,19 @@ class _Run:
     """The epochs of one call of :func:`train_transformer`, recorded in ``model.state``."""
 
     def __init__(self, model: Transformer, train: SentenceIds, heldout: SentenceIds | None, optimizer, bar,
-                 checkpoint, saved: dict | None, best: KeepBest | None, identity: dict):
+                 checkpoint, saved: dict | None, best: KeepBest | None, identity: dict,
+                 world: distributed.World = distributed.World()):
         self.model, self.config, self.state = model, model.config, model.state
         self.train, self.heldout, self.optimizer = train, heldout, optimizer
         self.bar, self.checkpoint, self.best = bar, checkpoint, best
         self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
         self.device = model.device
-        self.total_steps = self.config.epochs * len(train.batches(self.config.batch_tokens))
-        interval = saved["interval"] if saved is not None else {"sum": 0.0, "predictions": 0}  # since the last log
+        self.world = world
+        self.loss = distributed.loss_function(model.network, world, self.device)
+        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
+        interval = {"sum": 0.0, "predictions": 0}  # since the last log
+        if saved is not None:
+            interval = saved.get("intervals", [saved["interval"]])[world.rank]
         self.sums = torch.tensor(interval["sum"], dtype=torch.float64, device=self.device)
         self.predictions = interval["predictions"]
         self.stopped = False
@@ -153,15 +168,17 @@ class _Run:
         """The rest of the current epoch, its batches shuffled with (seed, epoch)."""
         state, config = self.state, self.config
         groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
-        self.batches_in_epoch = len(groups)
+        steps = self.world.shard(groups)
+        self.batches_in_epoch = len(steps)
+        lengths = np.diff(self.train.offsets)
         clock = time.perf_counter()
-        for group in groups[state.batch_in_epoch:]:
+        for group, everyone in steps[state.batch_in_epoch:]:
             lr = learning_rate(config, state.step, self.total_steps)
-            self.step(self.train.batch(group), lr)
+            self.step(self.train.batch(group), lr, sum(int(lengths[g].sum()) for g in everyone))
             state.step += 1
             state.batch_in_epoch += 1
             self.stopped = max_steps is not None and state.step >= max_steps
-            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(groups):
+            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(steps):
                 state.seconds += time.perf_counter() - clock
                 self.log(lr)
                 clock = time.perf_counter()
@@ -172,26 +189,28 @@ class _Run:
                 state.seconds += time.perf_counter() - clock
                 return
 
-    def step(self, batch, lr: float) -> None:
-        """One AdamW step at learning rate ``lr`` on the mean loss of ``batch``."""
+    def step(self, batch, lr: float, words: int) -> None:
+        """One AdamW step at learning rate ``lr`` on the mean loss of ``batch``; ``words``: the
+        words of every process's batch of this step."""
         targets = None
         ids = batch.ids
         if self.config.objective == "masked":
-            rng = generator(self.config.seed, self.state.epoch, self.state.batch_in_epoch)
+            rng = generator(self.config.seed, self.state.epoch,
+                            self.state.batch_in_epoch * self.world.size + self.world.rank)
             ids, targets = corrupt(batch, self.model.words, self.config, rng)
             targets = targets.to(self.device)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         with autocast(self.config, self.device):
-            loss, nll, count = self.model.network.loss(ids.to(self.device), batch.mask.to(self.device), targets)
+            loss, nll, count = self.loss(ids.to(self.device), batch.mask.to(self.device), targets)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.network.parameters(), self.config.clip_norm)
         self.optimizer.step()
         self.sums += nll.double()
         self.predictions += count
-        self.state.tokens += batch.words
-        self.bar.update(batch.words)
+        self.state.tokens += words
+        self.bar.update(words)
 
     def log(self, lr: float) -> None:
         mean = float(self.sums) / max(self.predictions, 1)
@@ -216,7 +235,7 @@ class _Run:
             state.epoch += 1
             state.batch_in_epoch = 0
         if self.heldout is not None and whole:
-            measured = evaluate_perplexity(self.model.network, self.heldout, self.config)
+            measured = self.world.agree(evaluate_perplexity(self.model.network, self.heldout, self.config))
             entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens, **measured}
             state.heldout.append(entry)
             self.best.measured(entry, measured["perplexity"])
@@ -227,10 +246,10 @@ class _Run:
     def save_checkpoint(self) -> None:
         """The model with the optimizer's and the random generators' states, and the losses summed
         since the last log entry."""
+        generators = random_state(self.device, self.world)  # every process takes part
+        interval = {"sum": float(self.sums), "predictions": self.predictions}
+        intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
         if self.checkpoint is not None:
-            cuda = self.device.type == "cuda"
             self.model.save(self.checkpoint, extra={
-                "optimizer": self.optimizer.state_dict(), "rng": torch.get_rng_state(),
-                "interval": {"sum": float(self.sums), "predictions": self.predictions},
-                "cuda_rng": torch.cuda.get_rng_state(self.device) if cuda else None, "identity": self.identity,
-                **(self.best.checkpoint_extra() if self.best else {})})
+                "optimizer": self.optimizer.state_dict(), **generators, "interval": interval, **intervals,
+                "identity": self.identity, **(self.best.checkpoint_extra() if self.best else {})})

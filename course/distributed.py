@@ -1,0 +1,162 @@
+"""Data-parallel training of the language models under ``torchrun``: N processes, each with a copy
+of the network, each stepping on its own share of every global batch, the gradients averaged by
+PyTorch's :class:`~torch.nn.parallel.DistributedDataParallel` (NCCL on GPUs, gloo on CPUs).
+
+With the length-bucketed batches g_0 .. g_{M-1} of an epoch (already shuffled with the seed), step
+s of the epoch takes the N batches g_{sN} .. g_{sN+N-1}, process r the batch g_{sN+r}; the last
+M mod N batches are left out of the epoch, so that every process takes the same number of steps,
+
+    steps per epoch = floor(M / N),   tokens of step s = sum_r words(g_{sN+r}).
+
+Every process keeps the same weights (DDP starts them from rank 0's and all-reduces the mean
+gradient, so every optimizer step is the same), so only rank 0 writes checkpoints and the model
+and shows progress; where a decision rests on a measurement (keeping the best, stopping early),
+rank 0's measurement is sent to every process so that all of them decide alike.
+
+Without torchrun's environment (``WORLD_SIZE`` unset) :func:`from_env` gives one process and
+nothing here changes what the trainers do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+
+from .errors import SettingError
+
+
+@dataclass(frozen=True)
+class World:
+    """This process's place among the training processes.
+
+    Attributes:
+        rank: 0 .. size - 1 over all machines; local_rank: on this machine (its GPU).
+        size: processes in all; local_size: processes on this machine.
+        distributed: started by torchrun (even with one process): the collectives below talk to the others.
+    """
+
+    rank: int = 0
+    size: int = 1
+    local_rank: int = 0
+    local_size: int = 1
+    distributed: bool = False
+
+    @property
+    def writer(self) -> bool:
+        """Whether this process writes files and shows progress (rank 0)."""
+        return self.rank == 0
+
+    def steps(self, batches: int) -> int:
+        """Optimizer steps in an epoch of ``batches`` batches: floor(M / N)."""
+        return batches // self.size
+
+    def shard(self, groups: list) -> list[tuple]:
+        """The epoch's steps as ``(mine, everyone's)``: this process's batch of each step, and the N
+        batches all processes take at that step."""
+        steps = self.steps(len(groups))
+        return [(groups[s * self.size + self.rank], groups[s * self.size:(s + 1) * self.size]) for s in range(steps)]
+
+    def threads(self, threads: int) -> int:
+        """CPU threads for this process: ``threads``, but no more than its share of this machine's
+        cores (``cpu_count / local_size``, at least 1), so that N processes do not oversubscribe them."""
+        if not self.distributed:
+            return threads
+        return max(1, min(threads, (os.cpu_count() or 1) // self.local_size))
+
+    def agree(self, value):
+        """Rank 0's ``value`` (any picklable object), in every process."""
+        if not self.distributed:
+            return value
+        box = [value]
+        torch.distributed.broadcast_object_list(box, src=0)
+        return box[0]
+
+    def gather(self, value) -> list:
+        """Every process's ``value``, by rank (one process: ``[value]``)."""
+        if not self.distributed:
+            return [value]
+        values = [None] * self.size
+        torch.distributed.all_gather_object(values, value)
+        return values
+
+    def barrier(self) -> None:
+        if self.distributed:
+            torch.distributed.barrier()
+
+    def writer_first(self, work):
+        """``work()`` in rank 0 first, then in the other processes (so that a cache it builds is built once)."""
+        if self.writer:
+            result = work()
+            self.barrier()
+            return result
+        self.barrier()
+        return work()
+
+
+def from_env() -> World:
+    """The world torchrun describes in ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and
+    ``LOCAL_WORLD_SIZE``; one process where they are unset."""
+    if "WORLD_SIZE" not in os.environ:
+        return World()
+    size = int(os.environ["WORLD_SIZE"])
+    return World(int(os.environ.get("RANK", 0)), size, int(os.environ.get("LOCAL_RANK", 0)),
+                 int(os.environ.get("LOCAL_WORLD_SIZE", size)), distributed=True)
+
+
+def start(device: torch.device) -> World:
+    """Join the process group torchrun set up (NCCL on CUDA, gloo on the CPU) and, on CUDA, take this
+    process's GPU (``LOCAL_RANK``); where torchrun's environment is unset, one process, nothing joined.
+
+    Raises:
+        SettingError: more processes on this machine than GPUs.
+    """
+    world = from_env()
+    if not world.distributed:
+        return world
+    if device.type == "cuda":
+        if world.local_rank >= torch.cuda.device_count():
+            raise SettingError(f"{world.local_size} processes on this machine but {torch.cuda.device_count()} "
+                               f"GPUs: give --nproc_per_node {torch.cuda.device_count()} or fewer")
+        torch.cuda.set_device(world.local_rank)
+    if not torch.distributed.is_initialized():
+        torch.distributed.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+    return world
+
+
+def stop() -> None:
+    """Leave the process group (where one was joined)."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+
+
+class _Loss(torch.nn.Module):
+    """``network.loss`` as a module's forward, so that DDP sees the pass whose gradients it averages."""
+
+    def __init__(self, network: torch.nn.Module):
+        super().__init__()
+        self.network = network
+
+    def forward(self, *args):
+        return self.network.loss(*args)
+
+
+def loss_function(network: torch.nn.Module, world: World, device: torch.device):
+    """``network.loss``, wrapped in DistributedDataParallel where there are several processes (its
+    backward pass then leaves every process the mean gradient over all of them)."""
+    if not world.distributed:
+        return network.loss
+    ids = [torch.cuda.current_device()] if device.type == "cuda" else None
+    return torch.nn.parallel.DistributedDataParallel(_Loss(network), device_ids=ids)
+
+
+def check_resume(saved: dict | None, world: World, checkpoint) -> None:
+    """Refuse to resume a checkpoint written by another number of processes (the steps of an epoch,
+    and with them the learning-rate schedule and where the epoch stands, depend on it)."""
+    if saved is None:
+        return
+    before = saved.get("world_size", 1)
+    if before != world.size:
+        raise SettingError(f"{checkpoint}: was trained with {before} process{'es' if before != 1 else ''}, now "
+                           f"{world.size}; resume with the same number (torchrun --nproc_per_node) or train afresh")
