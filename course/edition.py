@@ -100,6 +100,33 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "context use mean loss": {"en": "mean loss (nats per word)", "zh": "平均损失（每词，nats）"},
     "context use position title": {"en": "Loss by position ({n:,} held-out sentences)",
                                    "zh": "按位置的损失（{n:,} 个留出句子）"},
+    # notebook 09, section 5: ELMo at the task RNN's output as well
+    "elmo placement": {"en": "ELMo at", "zh": "ELMo 的位置"},
+    "elmo placement input": {"en": "the input only", "zh": "只在输入端"},
+    "elmo placement both": {"en": "the input and the output", "zh": "输入端和输出端"},
+    "elmo placement f1": {"en": "entity F1 (mean ± half range)", "zh": "实体 F1（均值 ± 半极差）"},
+    "elmo placement unseen f1": {"en": "F1, entities of unseen words", "zh": "F1，未见过的词构成的实体"},
+    "elmo placement per seed": {"en": "F1 per seed", "zh": "各种子的 F1"},
+    "elmo placement one seed": {
+        "en": "At {labels:,} labels the output placement changes F1 by {margin:+.3f} with one seed: one seed has no "
+              "spread, so this says nothing either way.",
+        "zh": "在 {labels:,} 个标注句子下，输出端的 ELMo 使 F1 变化了 {margin:+.3f}，但只有一个种子："
+              "一个种子没有波动可比，所以这个结果说明不了什么。"},
+    "elmo placement helps": {
+        "en": "At {labels:,} labels ELMo at the output as well helps beyond the spread: F1 {margin:+.3f} on average "
+              "over {seeds} seeds, paired differences spread ± {spread:.3f}.",
+        "zh": "在 {labels:,} 个标注句子下，在输出端也加入 ELMo 带来的提升超出了波动：{seeds} 个种子平均 F1 "
+              "{margin:+.3f}，配对差值的波动为 ± {spread:.3f}。"},
+    "elmo placement hurts": {
+        "en": "At {labels:,} labels ELMo at the output as well hurts beyond the spread: F1 {margin:+.3f} on average "
+              "over {seeds} seeds, paired differences spread ± {spread:.3f}.",
+        "zh": "在 {labels:,} 个标注句子下，在输出端也加入 ELMo 反而有害，且超出了波动：{seeds} 个种子平均 F1 "
+              "{margin:+.3f}，配对差值的波动为 ± {spread:.3f}。"},
+    "elmo placement within": {
+        "en": "At {labels:,} labels ELMo at the output as well does not help beyond the spread: F1 {margin:+.3f} on "
+              "average over {seeds} seeds, within the paired differences' spread of ± {spread:.3f}.",
+        "zh": "在 {labels:,} 个标注句子下，在输出端也加入 ELMo 的作用没有超出波动：{seeds} 个种子平均 F1 "
+              "{margin:+.3f}，落在配对差值 ± {spread:.3f} 的波动之内。"},
     # course.claims and the build's index
     "claim": {"en": "claim", "zh": "论断"},
     "notebook": {"en": "notebook", "zh": "笔记本"},

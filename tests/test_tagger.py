@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from course.checkpoints import read_checkpoint
 from course.claims import FAILS, HOLDS, transfer_claims
 from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
@@ -15,6 +16,7 @@ from course.tagger import ElmoFeatures, TaggerConfig, build_tagger, epochs_for, 
 from course.tagger.curves import unseen_entity_scores
 from course.tagger.inputs import ElmoInput, LearnedEmbeddings
 from course.tagger.model import reversal
+from course.tagger.training import CHECKPOINT_FORMAT
 
 
 class Vectors:
@@ -190,6 +192,40 @@ def test_the_mix_penalty_pulls_the_weights_back_to_even(tiny_elmo):
     tagger.loss(sentences, [("O", "O"), ("O",)]).backward()
     gradient = tagger.inputs.mix.scalar_parameters.grad
     assert gradient[0] > 0 > gradient[2]   # descent moves w_0 down and w_2 up, towards 0
+
+
+def test_elmo_at_the_output_widens_the_output_layer_learns_its_own_mix_and_resumes_only_itself(tiny_elmo, tmp_path):
+    """[h_k; ELMo_k]: the output layer reads 2 H + E numbers, the second mix's weights get gradients (the
+    penalty's and the task's), a tiny tagger with it trains, and a checkpoint refuses a change of the option."""
+    with pytest.raises(SettingError, match="elmo_at_output needs an elmo or bert input"):
+        TaggerConfig(elmo_at_output=True)
+    rng = np.random.default_rng(2)
+    train = [TaggedSentence(tuple(f"w{int(i)}" for i in rng.integers(0, 30, 5)), ("B-PER", "O", "O", "O", "O"))
+             for _ in range(40)]
+    config = TaggerConfig(input="elmo", elmo_at_output=True, hidden_dim=6, word_dim=4, epochs=20, evaluations=1,
+                          seed=1)
+    plain = build_tagger(train, TaggerConfig(input="elmo", hidden_dim=6, word_dim=4, seed=1), elmo=tiny_elmo)
+    tagger = build_tagger(train, config, elmo=tiny_elmo)
+    assert plain.output.in_features == 12 and plain.output_mix_weights() is None
+    assert tagger.output.in_features == 2 * 6 + tiny_elmo.dim
+    assert tagger.forward_lstm.input_size == plain.forward_lstm.input_size == 4 + tiny_elmo.dim
+    words, labels = [s.words for s in train], [s.labels for s in train]
+    assert tagger(words[:3]).shape == (3, 5, len(tagger.labels))
+    with torch.no_grad():
+        tagger.output_mix.scalar_parameters.copy_(torch.tensor([0.5, 0.0, -0.5]))
+    tagger.loss(words, labels).backward()
+    assert tagger.output_mix.scalar_parameters.grad.abs().min() > 0 and tagger.output_mix.gamma.grad.abs() > 0
+    assert tagger.inputs.mix.scalar_parameters.grad is not None   # both mixes learn
+    before = tagger.eval().loss(words, labels).item()
+    trained = train_tagger(train, train[:5], config, elmo=tiny_elmo, checkpoint=tmp_path / "tagger.pt")
+    assert trained.eval().loss(words, labels).item() < before / 4
+    weights = trained.output_mix_weights()
+    assert weights.shape == (3,) and np.isclose(weights.sum(), 1) and not np.allclose(weights, trained.mix_weights())
+    saved = read_checkpoint(tmp_path / "tagger.pt", CHECKPOINT_FORMAT)
+    assert saved["identity"]["config"]["elmo_at_output"] is True
+    with pytest.raises(SettingError, match=r"with other settings \(elmo_at_output=True \(now False\)\)"):
+        train_tagger(train, train[:5], TaggerConfig(**{**config.to_dict(), "elmo_at_output": False}), elmo=tiny_elmo,
+                     checkpoint=tmp_path / "tagger.pt", resume=True)
 
 
 def rows_of(curves):

@@ -8,6 +8,8 @@ One task model for every input, so that a difference in F1 is a difference of in
   learned embeddings (feature-based transfer, the paper's ``[x_k; ELMo_k]``); ``elmo-finetuned``,
   the same with the biLM's weights trained along with the tagger (fine-tuning); ``bert`` and
   ``bert-finetuned``, the same two with a Transformer's layers (notebook 11's BERT) in the biLM's place;
+- ``elmo_at_output``: with an ``elmo`` or ``bert`` input, give the same layers to the BiLSTM's output
+  too, ``[h_k; ELMo_k^task]`` with a second, separately learned mix (the paper's second placement);
 - ``word_dim``: size of the learned embeddings; ``hidden_dim``: LSTM cells per direction;
 - ``dropout``: on the input vectors and on the BiLSTM's output; ``elmo_dropout``: on the mixed
   ELMo vector (0.5 in the paper's taggers); ``mix_penalty``: lambda in the loss's lambda * ||w||^2
@@ -41,6 +43,8 @@ class TaggerConfig:
 
     input: str = setting("learned", "learned embeddings, frozen word2vec/GloVe vectors, ELMo features or the "
                                     "fine-tuned biLM", INPUTS)
+    elmo_at_output: bool = setting(False, "also concatenate the layers, with a mix of their own, to the BiLSTM's "
+                                          "output ([h_k; ELMo_k]; elmo and bert inputs only)")
     word_dim: int = setting(100, "size of the learned embeddings")
     hidden_dim: int = setting(100, "LSTM cells per direction")
     dropout: float = setting(0.5, "dropout on the input vectors and on the BiLSTM's output")
@@ -72,6 +76,10 @@ class TaggerConfig:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise SettingError(f"{name} must be a positive number, got {value!r}")
+        if not isinstance(self.elmo_at_output, bool):
+            raise SettingError(f"elmo_at_output must be True or False, got {self.elmo_at_output!r}")
+        if self.elmo_at_output and not self.uses_elmo:
+            raise SettingError(f"elmo_at_output needs an elmo or bert input (the input is {self.input!r})")
         if not (math.isfinite(self.mix_penalty) and self.mix_penalty >= 0):
             raise SettingError(f"mix_penalty must be a number >= 0, got {self.mix_penalty!r}")
 

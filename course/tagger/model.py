@@ -9,8 +9,18 @@ For a batch of B sentences of up to T words, with an input giving D numbers per 
 ``reverse`` turns each sentence around within its own length, so the backward LSTM starts at the
 sentence's last word, never at padding (cheaper on a CPU than packing the batch).
 
+With ``elmo_at_output`` (an ELMo input only; Peters et al., 2018, section 3.3) the pretrained layers
+R_k = (h_{k,0}, ..., h_{k,L}), each (B, T, E), also reach the output, mixed by a second ScalarMix
+with weights of its own::
+
+    e = dropout([x_k; ELMo_k^in])                   (B, T, W + E)     ELMo_k^in  = gamma sum_j s_j h_{k,j}
+    h = BiLSTM(e)                                   (B, T, 2 H)
+    scores = W [dropout(h); ELMo_k^out] + b         (B, T, labels)    ELMo_k^out = gamma' sum_j s'_j h_{k,j}
+
+(``ELMo_k^out`` with its own dropout, ``elmo_dropout``); the layers are computed once for both mixes.
+
 and the loss is the mean cross-entropy of the gold labels over real words, plus lambda * ||w||^2
-on the ELMo mix's weights when there is a mix. Each word's label is the highest score: no CRF
+on each ELMo mix's weights when there is a mix. Each word's label is the highest score: no CRF
 layer, so an ``I-PER`` after ``O`` can happen and is read as a new entity (the CoNLL rule); the
 comparison here is of inputs, and every input gets the same tagger.
 """
@@ -21,6 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..elmo.scalar_mix import ScalarMix
+from ..errors import SettingError
 from .config import TaggerConfig
 from .inputs import ElmoInput, lengths_of, padding_mask
 
@@ -40,7 +52,10 @@ class Tagger(nn.Module):
     Args:
         inputs: the input module (``forward(sentences) -> (B, T, D)``, with a ``dim`` of D).
         labels: the label names, ``"O"`` first.
-        config: the settings (``hidden_dim``, ``dropout``, ``mix_penalty``).
+        config: the settings (``hidden_dim``, ``dropout``, ``mix_penalty``, ``elmo_at_output``).
+
+    With ``config.elmo_at_output`` the output layer reads ``2 H + E`` numbers per word (E: the
+    pretrained layers' size) and ``output_mix`` is the second :class:`~course.elmo.ScalarMix`.
     """
 
     def __init__(self, inputs: nn.Module, labels, config: TaggerConfig):
@@ -52,7 +67,15 @@ class Tagger(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self.forward_lstm = nn.LSTM(inputs.dim, config.hidden_dim, batch_first=True)
         self.backward_lstm = nn.LSTM(inputs.dim, config.hidden_dim, batch_first=True)
-        self.output = nn.Linear(2 * config.hidden_dim, len(self.labels))
+        self.output_mix = None
+        elmo_dim = 0
+        if config.elmo_at_output:
+            if not isinstance(inputs, ElmoInput):
+                raise SettingError("elmo_at_output needs an ELMo input (the elmo or bert inputs)")
+            self.output_mix = ScalarMix(inputs.mix.num_layers)
+            self.output_mix_dropout = nn.Dropout(config.elmo_dropout)
+            elmo_dim = inputs.dim - inputs.embeddings.dim
+        self.output = nn.Linear(2 * config.hidden_dim + elmo_dim, len(self.labels))
 
     @property
     def device(self) -> torch.device:
@@ -60,12 +83,21 @@ class Tagger(nn.Module):
 
     def forward(self, sentences) -> torch.Tensor:
         """``(B, T, labels)`` scores of each label for each word (T: the longest sentence)."""
-        e = self.dropout(self.inputs(sentences))
+        if self.output_mix is None:
+            e = self.dropout(self.inputs(sentences))
+        else:
+            layers = self.inputs.layers(sentences)                          # (L + 1, B, T, E)
+            mask = padding_mask(sentences).to(layers.device)
+            elmo_in = self.inputs.mix_dropout(self.inputs.mix(layers, mask))
+            e = self.dropout(torch.cat([self.inputs.embeddings(sentences), elmo_in], dim=-1))
         order = reversal(lengths_of(sentences)).to(e.device)
         forward = self.forward_lstm(e)[0]
         backward = self.backward_lstm(e.gather(1, order.expand_as(e)))[0]
         backward = backward.gather(1, order.expand_as(backward))
-        return self.output(self.dropout(torch.cat([forward, backward], dim=-1)))
+        h = self.dropout(torch.cat([forward, backward], dim=-1))              # (B, T, 2 H)
+        if self.output_mix is not None:
+            h = torch.cat([h, self.output_mix_dropout(self.output_mix(layers, mask))], dim=-1)  # (B, T, 2 H + E)
+        return self.output(h)
 
     def loss(self, sentences, labels) -> torch.Tensor:
         """Mean cross-entropy of the gold ``labels`` (one list per sentence) + lambda ||w||^2."""
@@ -77,6 +109,8 @@ class Tagger(nn.Module):
         loss = nn.functional.cross_entropy(scores[mask], gold.to(self.device)[mask])
         if isinstance(self.inputs, ElmoInput):
             loss = loss + self.config.mix_penalty * (self.inputs.mix.scalar_parameters ** 2).sum()
+        if self.output_mix is not None:
+            loss = loss + self.config.mix_penalty * (self.output_mix.scalar_parameters ** 2).sum()
         return loss
 
     @torch.no_grad()
@@ -102,3 +136,9 @@ class Tagger(nn.Module):
         if not isinstance(self.inputs, ElmoInput):
             return None
         return self.inputs.mix.weights.detach().cpu().numpy()
+
+    def output_mix_weights(self) -> np.ndarray | None:
+        """``(L + 1,)`` softmax(w') of the output's mix; None without ``elmo_at_output``."""
+        if self.output_mix is None:
+            return None
+        return self.output_mix.weights.detach().cpu().numpy()

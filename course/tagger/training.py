@@ -92,7 +92,8 @@ def check_tagger_memory(train, config: TaggerConfig, device, vectors=None, elmo=
 
     With V the words of ``train`` (and ``<pad>``, ``<unk>``), D the input's size per word, H
     ``hidden_dim`` and the labelled sentences' longest T, the weights are the learned embeddings
-    (V, word_dim), two LSTMs of 4 H (D + H + 2) and the output layer (2 H + 1) x labels; each is
+    (V, word_dim), two LSTMs of 4 H (D + H + 2) and the output layer (2 H + 1) x labels (2 H + E + 1
+    with ``elmo_at_output``, E the pretrained layers' size); each is
     held six times (the weights, their gradient, Adam's two moments, the best weights so far and
     the checkpoint's copy), and a batch's activations are about batch_size T (3 D + 12 H) floats.
     """
@@ -103,7 +104,8 @@ def check_tagger_memory(train, config: TaggerConfig, device, vectors=None, elmo=
     dim = learned + (np.shape(pretrained.vectors)[1] if pretrained is not None else 0) + (
         network.dim if network is not None else 0)
     hidden = config.hidden_dim
-    weights = words * learned + 2 * 4 * hidden * (dim + hidden + 2) + (2 * hidden + 1) * len(LABELS)
+    at_output = network.dim if config.elmo_at_output and network is not None else 0
+    weights = words * learned + 2 * 4 * hidden * (dim + hidden + 2) + (2 * hidden + at_output + 1) * len(LABELS)
     longest = max(len(sentence.words) for sentence in train)
     activations = config.batch_size * longest * (3 * dim + 12 * hidden)
     check_memory(f"training the tagger with word_dim={config.word_dim:,}, hidden_dim={hidden:,} and "
