@@ -146,4 +146,5 @@ def test_the_tagger_command_checkpoints_and_resumes(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     before, after = json.loads(first.read_text()), json.loads(second.read_text())
     assert after["f1"] == before["f1"] and after["best_epoch"] == before["best_epoch"]
-    assert_one_line_error(run(*common[:5], 3, *common[6:], "--resume"), "was trained with other settings", "epochs=2 (now 3)")
+    assert_one_line_error(run(*common[:5], 3, *common[6:], "--resume"), "was trained with other settings",
+                          "epochs=2 (now 3)")
