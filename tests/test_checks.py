@@ -219,7 +219,8 @@ def test_a_right_answer_passes_on_fresh_inputs(name, capsys):
 # The checks whose right and wrong answers are tested in a file of their own.
 TESTED_APART = {"oov_rate_estimate": "corpus", "positive_pmi": "corpus", "negative_sampling_gradients": "gradients",
                 "glove_gradients": "gradients", "entropy_bound": "bounds", "perplexity": "bilm",
-                "char_cnn_highway": "bilm", "padded_attention": "attention"}
+                "char_cnn_highway": "bilm", "padded_attention": "attention", "bpe_merges": "subwords",
+                "weat_effect_size": "bias"}
 
 
 def test_the_public_names():
