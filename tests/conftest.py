@@ -63,3 +63,13 @@ def failure_message(check, function, capsys, **kwargs) -> str:
     assert message.endswith("."), message
     assert "Right:" not in capsys.readouterr().out
     return message
+
+
+def graded_cell(notebook, grade_id) -> str:
+    """The source of the one cell of ``notebook`` whose nbgrader ``grade_id`` is ``grade_id``."""
+    from course.teaching.assignments import read_notebook
+
+    cells = [cell for cell in read_notebook(notebook).cells
+             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
+    assert len(cells) == 1, grade_id
+    return cells[0].source

@@ -11,7 +11,7 @@ from course.teaching.assignments import read_notebook
 from course.teaching.checks.attention import _reference, _simulate, check_padded_attention
 from course.teaching.checks.common import CheckFailed
 from course.transformer.attention import MultiHeadSelfAttention, causal_mask, scaled_dot_product_attention
-from tests.conftest import failure_message
+from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "11_transformers.ipynb"
 SEEDS = (0, 1, 2)
@@ -89,10 +89,7 @@ def test_right_answers_pass_on_fresh_inputs(capsys):
 
 
 def notebook_cell(grade_id):
-    cells = [cell for cell in read_notebook(NOTEBOOK).cells
-             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
-    assert len(cells) == 1, grade_id
-    return cells[0].source
+    return graded_cell(NOTEBOOK, grade_id)
 
 
 def test_the_notebooks_solution_passes_and_sits_before_its_grade_cell(capsys):

@@ -9,7 +9,7 @@ import pytest
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.bias import check_weat_effect_size
 from course.teaching.checks.common import CheckFailed
-from tests.conftest import failure_message
+from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "05_comparing_static_vectors.ipynb"
 SEEDS = (0, 1, 2)
@@ -63,10 +63,7 @@ def test_right_answers_pass_on_fresh_inputs(capsys):
 
 
 def notebook_cell(grade_id):
-    cells = [cell for cell in read_notebook(NOTEBOOK).cells
-             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
-    assert len(cells) == 1, grade_id
-    return cells[0].source
+    return graded_cell(NOTEBOOK, grade_id)
 
 
 def test_the_notebooks_solution_passes_and_sits_before_its_grade_cell(capsys):

@@ -12,7 +12,7 @@ from course.teaching.assignments import read_notebook
 from course.teaching.checks.bounds import _dyadic, _reference, check_entropy_bound
 from course.teaching.checks.common import CheckFailed
 from course.vocab import Vocabulary
-from tests.conftest import failure_message
+from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_cbow_hierarchical_softmax.ipynb"
 SEEDS = (0, 1, 2)
@@ -118,10 +118,7 @@ def test_a_rounding_error_is_fine_where_the_bound_allows_for_it():
 
 
 def notebook_cell(grade_id):
-    cells = [cell for cell in read_notebook(NOTEBOOK).cells
-             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
-    assert len(cells) == 1, grade_id
-    return cells[0].source
+    return graded_cell(NOTEBOOK, grade_id)
 
 
 def test_the_notebooks_solution_passes_and_sits_before_its_grade_cell(capsys):

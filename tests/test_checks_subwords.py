@@ -10,7 +10,7 @@ from course.subwords import learn_bpe
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.common import CheckFailed
 from course.teaching.checks.subwords import _variant, check_bpe_merges
-from tests.conftest import failure_message
+from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_cbow_hierarchical_softmax.ipynb"
 SEEDS = (0, 1, 2)
@@ -82,10 +82,7 @@ def wrong(**switches):
 
 
 def notebook_cell(grade_id):
-    cells = [cell for cell in read_notebook(NOTEBOOK).cells
-             if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
-    assert len(cells) == 1, grade_id
-    return cells[0].source
+    return graded_cell(NOTEBOOK, grade_id)
 
 
 # ---------------------------------------------------------------------------------- right answers
