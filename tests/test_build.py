@@ -114,3 +114,33 @@ def test_a_build_that_fails_before_writing_removes_the_folders_it_made(tmp_path,
     with pytest.raises(AssignmentMarkerError):
         build_course(profile="smoke", out=out, notebooks=source)
     assert not (tmp_path / "site").exists()
+
+
+def test_the_build_prints_each_time_beside_its_budget():
+    from course.teaching.build import FULL_BUDGETS, FULL_TOTAL_BUDGET, budget_lines
+
+    names = [f"{key}_notebook" for key in FULL_BUDGETS if key != "claims"] + ["claims"]
+    within = {name: FULL_BUDGETS[name.split("_", 1)[0]] * 0.5 for name in names}
+    lines = budget_lines(within, "full")
+    assert lines[-1].startswith("0 of 13 over budget") and "OVER" not in "\n".join(lines)
+    assert lines[-2].startswith("total") and lines[-2].endswith("ok")
+    assert sum(FULL_BUDGETS.values()) <= FULL_TOTAL_BUDGET  # the budgets add up to what the whole may take
+    slow = within | {"06_notebook": 1599.0}
+    lines = budget_lines(slow, "full")
+    row = next(line for line in lines if line.startswith("06_notebook"))
+    assert "26.6 min" in row and "OVER by  17.6 min" in row
+    assert "06_notebook took more than 10 minutes" in lines and lines[-1].startswith("1 of 13 over budget")
+    # A partial build is held to the budgets of its own notebooks; other profiles print times only.
+    part = budget_lines({"02_notebook": 100.0}, "full")
+    assert part[-2].startswith("total (these notebooks)") and "1.5 min" in part[-2] and "OVER" in part[-2]
+    assert not any("budget" in line or "OVER" in line for line in budget_lines(slow, "smoke"))
+
+
+def test_the_build_ends_with_its_times(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    source = tmp_path / "notebooks"
+    source.mkdir()
+    _notebook(source / "00_good.ipynb", [new_markdown_cell("# 00 · Good"), new_code_cell("x = 1")])
+    build_course(profile="smoke", out=tmp_path / "build", notebooks=source)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-3].startswith("00_good") and printed[-2].startswith("claims") and printed[-1].startswith("total")

@@ -200,6 +200,42 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
         return _build(sources, folder, out, profile, edition)
 
 
+#: Seconds each notebook may take in a full-profile build from nothing (no model saved yet) on two CPU
+#: cores, and the whole build's, the claims included: what a class can wait for.
+FULL_BUDGETS = {"00": 30, "01": 30, "02": 90, "03": 90, "04": 60, "05": 90, "06": 540, "07": 540, "08": 180,
+                "09": 300, "10": 300, "11": 360, "claims": 30}
+FULL_TOTAL_BUDGET = 45 * 60
+NOTEBOOK_LIMIT = 10 * 60
+
+
+def budget_lines(seconds: dict[str, float], profile: str) -> list[str]:
+    """The build's times beside their budgets, one line per notebook (keyed by its ``NN_`` stem, or
+    ``"claims"``) and one for the total. Budgets hold for the full profile; other profiles get the times."""
+    def minutes(value: float) -> str:
+        return f"{value / 60:5.1f} min"
+
+    budgets = FULL_BUDGETS if profile == "full" else {}
+    lines, over = [f"{'':<34} {'time':>9}   {'budget' if budgets else '':>9}".rstrip()], 0
+    for name, taken in seconds.items():
+        budget = budgets.get(name.split("_", 1)[0])
+        verdict = "" if budget is None else ("ok" if taken <= budget else f"OVER by {minutes(taken - budget)}")
+        over += budget is not None and taken > budget
+        lines.append(f"{name:<34} {minutes(taken)}   {minutes(budget) if budget else '':>9}   {verdict}".rstrip())
+    total = sum(seconds.values())
+    if budgets:
+        whole = len([n for n in seconds if n.split("_", 1)[0] in budgets]) == len(budgets)
+        limit = FULL_TOTAL_BUDGET if whole else sum(budgets.get(n.split("_", 1)[0], 0) for n in seconds)
+        verdict = "ok" if total <= limit else f"OVER by {minutes(total - limit)}"
+        lines.append(f"{'total' if whole else 'total (these notebooks)':<34} {minutes(total)}   {minutes(limit)}   "
+                     f"{verdict}")
+        lines += [f"{name} took more than {NOTEBOOK_LIMIT // 60} minutes" for name, taken in seconds.items()
+                  if taken > NOTEBOOK_LIMIT]
+        lines.append(f"{over} of {len(seconds)} over budget (budgets: a build from nothing on two CPU cores)")
+    else:
+        lines.append(f"{'total':<34} {minutes(total)}")
+    return lines
+
+
 def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: str) -> list[NotebookRun]:
     students = {path.name: path for path in write_student_versions(out / "assignments", folder)}
     print(f"wrote {len(students)} student notebooks to {out / 'assignments'}", flush=True)
@@ -212,9 +248,12 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
         run.student = students.get(source.name)
         runs.append(run)
+    start = time.perf_counter()
     claims = measure_build_claims(profile, edition)
+    times = {run.name: run.seconds for run in runs} | {"claims": time.perf_counter() - start}
     write_index(runs, out, profile, claims, edition)
     summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error, "ideas": r.ideas,
+                "budget": FULL_BUDGETS.get(r.name.split("_", 1)[0]) if profile == "full" else None,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
     with atomic_path(out / "summary.json") as temporary:
@@ -222,6 +261,7 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                                          "claims": claims_json(claims) if isinstance(claims, list) else claims},
                                         indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
+    print("\n".join(budget_lines(times, profile)), flush=True)
     return runs
 
 
