@@ -91,7 +91,7 @@ MISTAKES = [  # (flags, phrases the message must contain)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize(("flags", "phrases"), MISTAKES, ids=[str(flags) for flags, _ in MISTAKES])
+@pytest.mark.parametrize(("flags", "phrases"), MISTAKES, ids=[",".join(f"{k}={getattr(v, '__name__', v)}" for k, v in flags.items()) for flags, _ in MISTAKES])
 def test_a_mistake_fails_with_a_message_that_names_it(flags, phrases, seed, capsys):
     message = failure_message(check_weat_effect_size, wrong(**flags), capsys, seed=seed)
     for phrase in phrases:
