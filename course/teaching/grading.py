@@ -281,7 +281,9 @@ class _Runner:
     def start(self) -> None:
         from jupyter_core.utils import run_sync
 
-        self.client.startup_timeout = int(max(1, min(60, self.clock.seconds())))
+        # A kernel slow to start (a loaded machine) is not the cell's fault: start-up has up to a minute
+        # of what is left of the notebook's time, whatever the cell timeout.
+        self.client.startup_timeout = int(max(1, min(60, self.clock.end - time.monotonic())))
         try:
             run_sync(self._start)()
         except Exception:
