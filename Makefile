@@ -29,7 +29,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 test: setup
 	$(BIN)/ruff check .
-	COURSE_PROFILE=smoke $(BIN)/python -m pytest tests --durations=15 --nbval-lax --nbval-current-env notebooks --ignore=notebooks/zh
+	COURSE_PROFILE=smoke $(BIN)/python -m pytest tests -n auto --dist loadfile --durations=15 --nbval-lax --nbval-current-env notebooks --ignore=notebooks/zh
 
 course: setup
 	$(BIN)/python -m course build --profile $(PROFILE) --edition $(EDITION)
