@@ -16,6 +16,7 @@ import glob
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -322,3 +323,20 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def load_saved(path: str | os.PathLike, load, what: str = "model"):
+    """``load(path)`` when ``path`` is a file, or ``None`` when there is none or it cannot be read (cut
+    short, damaged, another kind of file): then a one-line note says so, and the caller trains it again.
+    ``load`` raises :class:`~course.errors.CourseError` for a bad file (the models' ``load`` does)."""
+    from .errors import CourseError
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        return load(path)
+    except CourseError as exc:
+        problem = " ".join(str(exc).removeprefix(str(path)).lstrip(":, ").split())
+        print(f"note: the saved {what} {path} is damaged ({problem}); training it again", file=sys.stderr, flush=True)
+        return None

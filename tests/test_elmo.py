@@ -434,14 +434,19 @@ def test_command_line_trains_and_refuses_bad_input(tmp_path):
     assert_one_line_error(run("train", "elmo", "--corpus", text, "--out", tmp_path, cwd=tmp_path), "folder")
 
 
-def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch):
+def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
     from course.elmo import course_config, course_elmo
     from course.elmo.course_models import model_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     path = model_path("wiki-en", "smoke")
     assert path.parent == tmp_path / "models" / "smoke" and not path.exists()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"PK\x03\x04 a model file cut short")  # a damaged file is trained again, with a note
     trained = course_elmo("wiki-en", "smoke", progress=False, device="cpu")  # trained on the CPU, on any machine
+    note = capsys.readouterr().err
+    assert f"note: the saved biLM {path} is damaged (not a readable ELMo model file" in note
+    assert "training it again" in note
     assert path.is_file() and not path.with_suffix(".checkpoint.pt").exists()
     assert trained.device.type == "cpu"
     assert trained.state.finished and trained.config == replace(course_config("wiki-en", "smoke"), device="cpu")

@@ -351,14 +351,18 @@ def test_presets_and_nonsense_settings():
         one_line(excinfo)
 
 
-def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch):
+def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
     from course.transformer import course_config, course_transformer
     from course.transformer.course_models import model_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     path = model_path("wiki-en", "masked", "smoke")
     assert path == tmp_path / "models" / "smoke" / "bert-wiki-en.pt"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"")  # an empty file (a write cut short) is trained again, with a note
     trained = course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")
+    note = capsys.readouterr().err
+    assert f"note: the saved Transformer {path} is damaged" in note and "training it again" in note
     assert path.is_file() and not path.with_suffix(".checkpoint.pt").exists()
     assert trained.state.finished and trained.config == replace(course_config("wiki-en", "masked", "smoke"),
                                                                 device="cpu")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..paths import models_dir
+from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import ElmoConfig, preset
 from .model import Elmo
@@ -55,8 +55,9 @@ def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = T
     from .training import train_elmo
 
     path = model_path(corpus_name, profile)
-    if path.is_file():
-        return Elmo.load(path, device=device)
+    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "biLM")
+    if saved is not None:
+        return saved
     config = course_config(corpus_name, profile)
     if device != "auto":  # trained where it is asked for, as it is loaded there
         config = replace(config, device=device)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..elmo.course_models import course_corpus
 from ..errors import SettingError
-from ..paths import models_dir
+from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import OBJECTIVES, TransformerConfig, preset
 from .model import Transformer
@@ -50,8 +50,9 @@ def course_transformer(corpus_name: str, objective: str = "causal", profile: str
     from .training import train_transformer
 
     path = model_path(corpus_name, objective, profile)
-    if path.is_file():
-        return Transformer.load(path, device=device)
+    saved = load_saved(path, lambda p: Transformer.load(p, device=device), "Transformer")
+    if saved is not None:
+        return saved
     config = course_config(corpus_name, objective, profile)
     if device != "auto":
         config = TransformerConfig(**{**config.to_dict(), "device": device})

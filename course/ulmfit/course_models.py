@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..paths import models_dir
+from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import LanguageModelConfig
 
@@ -31,8 +31,9 @@ def course_review_lm(data, profile: str | None = None, progress: bool = True, de
     from .training import fine_tune_lm
 
     path = review_lm_path(profile)
-    if path.is_file():
-        return Elmo.load(path, device=device)
+    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "language model")
+    if saved is not None:
+        return saved
     general = course_elmo(GENERAL_CORPUS, profile, progress=progress, device=device)
     texts = data.unlabelled_texts("train")
     texts = by_profile(profile, full=texts, smoke=texts[:SMOKE_TEXTS])
