@@ -873,7 +873,20 @@ def _bag_vectors(model, probes, language: str, skipgram, skipgram_path: Path, pr
     if language == "zh":  # no build saves Chinese skip-gram vectors: the biLM's own layer 0 stands in
         vocabulary = sorted({token for probe in probes for token in probe.tokens})
         return keyed_vectors(vocabulary, model.token_vectors(vocabulary)), "the biLM's layer-0 vectors", ""
+    if skipgram_path.is_file():
+        return None, "skip-gram", f"{_shown(skipgram_path)} cannot be read (cut short?): run notebook 02 again"
     return None, "skip-gram", f"no {_shown(skipgram_path)}: {_remedy(profile)} (notebook 02 saves it)"
+
+
+def _saved_vectors(path: Path):
+    """The vectors a build saved at ``path``, or None when there are none or they cannot be read (the rows
+    that need them say which)."""
+    from .vectors import load_vectors
+
+    try:
+        return load_vectors(path) if path.is_file() else None
+    except CourseError:
+        return None
 
 
 def measure_claims(profile: str | None = None, device: str = "auto", progress: bool = False,
@@ -898,7 +911,6 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
     """
     from .devices import resolve_device
     from .elmo import Elmo
-    from .vectors import load_vectors
 
     resolve_device(device)  # no CUDA: say so at once, not only when a model is loaded
     profile = resolve_profile(profile)
@@ -924,7 +936,7 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
             probe_file, probes = _test_split(language)
         except CourseError as exc:
             probe_file, probes, probe_error = None, None, str(exc)
-        skipgram = load_vectors(skipgram_path) if skipgram_path.is_file() else None
+        skipgram = _saved_vectors(skipgram_path)
         if skipgram is not None and probes is not None:
             figures = _skipgram_static(skipgram, probes)
             if figures is not None:
@@ -986,7 +998,6 @@ def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: di
     import json
 
     from .transformer import Transformer
-    from .vectors import load_vectors
 
     rows = _saved_rows(folder, TRANSFORMER_RESULTS, "11", (TRANSFORMER_SPEED, BOTH_SIDES), transformer_claims)
     try:
@@ -1011,7 +1022,7 @@ def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: di
             model = Transformer.load(path, device=device)
             say(f"sense probes of {_shown(path)}, untrained with seeds {UNTRAINED_SEEDS[0]}-{UNTRAINED_SEEDS[-1]} ...")
             skipgram_path = folder / "skipgram-neg-wiki-en.txt"
-            skipgram = load_vectors(skipgram_path) if skipgram_path.is_file() else None
+            skipgram = _saved_vectors(skipgram_path)
             bag, bag_source, missing = _bag_vectors(model, probes, "en", skipgram, skipgram_path, profile)
             measured = _sense_measurement(model, probes, bag)
             rows.append(_transformer_sense_row(name, measured, None if elmo_measured is None else

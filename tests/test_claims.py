@@ -375,6 +375,20 @@ def test_missing_models_are_rows_that_say_so(tmp_path, monkeypatch, smoke_build)
     assert "not a readable ELMo model file" in chinese[0].verdict
 
 
+def test_damaged_vectors_are_a_row_that_says_so(tmp_path, monkeypatch, smoke_build):
+    folder = tmp_path / "models" / "smoke"
+    folder.mkdir(parents=True)
+    saved = smoke_build / "models" / "smoke"
+    (folder / "elmo-cpu-wiki-en.pt").write_bytes((saved / "elmo-cpu-wiki-en.pt").read_bytes())
+    whole = (saved / "skipgram-neg-wiki-en.txt").read_bytes()
+    (folder / "skipgram-neg-wiki-en.txt").write_bytes(whole[: len(whole) // 2])  # a write cut short
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    rows = {row.claim: row for row in measure_claims("smoke", notebooks=("07",))}
+    sense = rows["Contextual vectors separate word senses beyond every control (wiki-en)"]
+    assert "skipgram-neg-wiki-en.txt cannot be read (cut short?): run notebook 02 again" in sense.verdict
+    assert rows["A static vector gives one vector per word type: it cannot tell senses apart"].measurement
+
+
 # ------------------------------------------------------------------------ the command line
 
 
