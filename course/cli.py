@@ -236,10 +236,13 @@ def train_transformer_command(args) -> int:
 
 
 def _kept(state) -> str:
-    """How a language model's held-out measurement was chosen: `` (epoch 4 of 9, stopped early)``."""
+    """How a language model's held-out measurement was chosen: `` (epoch 4 of 9, stopped early)``, or
+    within an epoch `` (epoch 3.5 of 9, step 700)``."""
     if state.best is None:
         return ""
-    return f" (epoch {state.best['epoch']} of {state.epoch}{', stopped early' if state.stopped_early else ''})"
+    epoch = state.best["epoch"]
+    where = f"epoch {epoch} of {state.epoch}" + ("" if float(epoch).is_integer() else f", step {state.best['step']}")
+    return f" ({where}{', stopped early' if state.stopped_early else ''})"
 
 
 def train_tagger_command(args) -> int:
@@ -313,6 +316,9 @@ def train_classifier_command(args) -> int:
     resolve_device(config.device)
     _check_json_out(args.out)
     _check_checkpoint(args)
+    for flag, value in (("--lm-patience", args.lm_patience), ("--lm-eval-every", args.lm_eval_every)):
+        if value is not None and args.lm_epochs == 0:
+            raise SettingError(f"{flag} is for the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
     if args.lm_out:
         if args.lm_epochs == 0:
             raise SettingError("--lm-out writes the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
@@ -325,10 +331,15 @@ def train_classifier_command(args) -> int:
     lm = Elmo.load(args.lm, device=args.device)
     if config.pretrained:
         check_vocabulary(lm, [r.words for r in train_reviews], where=f"--lm {args.lm}")
+    fine_tuning = None
     if args.lm_epochs:
-        lm_config = LanguageModelConfig(epochs=args.lm_epochs, seed=config.seed, device=args.device)
+        patience = LanguageModelConfig.patience if args.lm_patience is None else args.lm_patience
+        lm_config = LanguageModelConfig(epochs=args.lm_epochs, seed=config.seed, device=args.device,
+                                        patience=patience, eval_every=args.lm_eval_every)
         lm = fine_tune_lm(lm, data.unlabelled_texts("train"), lm_config, progress=not args.quiet,
-                          heldout=data.unlabelled_texts("dev")[:args.dev_reviews])  # its best epoch is kept
+                          heldout=data.unlabelled_texts("dev")[:args.dev_reviews])  # its best measurement is kept
+        fine_tuning = {"patience": patience, "eval_every": args.lm_eval_every, "heldout": lm.fine_tuning.heldout,
+                       "best": lm.fine_tuning.best, "stopped_early": lm.fine_tuning.stopped_early}
         if args.lm_out:
             lm.save(args.lm_out)
     dev = data.dev[:args.dev_reviews]
@@ -337,8 +348,8 @@ def train_classifier_command(args) -> int:
     error = error_rate(classifier, data.test)
     report = {"labels": len(train_reviews), "seed": config.seed, "error": error, "best_epoch": classifier.best_epoch,
               "epochs": classifier.epochs, "seconds": classifier.seconds, "history": classifier.history,
-              "config": config.to_dict(), "lm": args.lm, "lm_epochs": args.lm_epochs, "dev_reviews": len(dev),
-              "test_reviews": len(data.test)}
+              "config": config.to_dict(), "lm": args.lm, "lm_epochs": args.lm_epochs, "lm_fine_tuning": fine_tuning,
+              "dev_reviews": len(dev), "test_reviews": len(data.test)}
     if args.out:
         _write_json(report, args.out)
     if args.out != "-":
@@ -517,6 +528,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _patience(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative (0: never stop early), got {value}")
+    return value
+
+
 def _vectors_out(path: str) -> Path:
     """``--out`` of a vectors trainer as a path, refused before training if it names a folder."""
     from .errors import SettingError
@@ -579,7 +597,7 @@ def make_parser() -> argparse.ArgumentParser:
     from .tagger.config import TaggerConfig
     from .transformer import TransformerConfig
     from .transformer import preset as transformer_preset
-    from .ulmfit.config import ClassifierConfig
+    from .ulmfit.config import ClassifierConfig, LanguageModelConfig
     from .word2vec import Word2VecConfig
 
     parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On")
@@ -688,6 +706,14 @@ def make_parser() -> argparse.ArgumentParser:
                             "(e.g. build/models/elmo-cpu-peoples-daily-zh.pt)")
     classifier.add_argument("--lm-epochs", type=int, default=0, metavar="N",
                             help="stage 2 first: fine-tune the LM on the training reviews' text for N epochs")
+    classifier.add_argument("--lm-patience", type=_patience, default=None, metavar="N",
+                            help="with --lm-epochs: stop fine-tuning the LM after N held-out measurements (on the dev "
+                                 "reviews) without a better perplexity, keeping the best one's weights; 0: never "
+                                 f"(default {LanguageModelConfig.patience})")
+    classifier.add_argument("--lm-eval-every", type=_positive_int, default=None, metavar="STEPS",
+                            help="with --lm-epochs: measure the LM's held-out perplexity every STEPS steps (and after "
+                                 "the last epoch), so --lm-patience counts these measurements (default: after every "
+                                 "epoch)")
     classifier.add_argument("--lm-out", default=None, help="write the LM fine-tuned by --lm-epochs here")
     classifier.add_argument("--scratch", action="store_true",
                             help="train from scratch: the LM's network with random weights (only its sizes are used)")

@@ -2,7 +2,7 @@
 :mod:`course.transformer` and ULMFiT's fine-tuning): resuming a checkpoint of the same run, and
 keeping the model at its best held-out perplexity.
 
-Keeping the best: after every measurement of the held-out perplexity p_k (one per epoch),
+Keeping the best: after every measurement of the held-out perplexity p_k,
 
     best = min(p_1 .. p_k),   since_best = k - argmin(p_1 .. p_k),
 
@@ -10,16 +10,31 @@ the weights of the best measurement are kept, and training stops once ``since_be
 patience (0: never). The model a trainer returns when it finishes (or stops) has the best weights;
 its state records the best measurement (``state.best``) and every one (``state.heldout``, the last
 last). A checkpoint holds the best weights too, so that a resumed run ends as an uninterrupted one.
+
+When to measure (:func:`measures`): by default after every epoch; with ``eval_every = N``, after
+every N-th optimizer step s (s = N, 2N, ..., counted over all epochs) and after the last epoch, so
+that on a corpus whose epoch takes hours the best weights are kept, and the patience counted, within
+an epoch. The patience then counts measurements, not epochs. A measurement's ``epoch`` says where it
+stands: whole epochs done, plus the share of the current one (:func:`epoch_position`, e.g. 1.5).
+
+Resuming within an epoch: the trainers draw an epoch's batch order from (seed, epoch) and record in
+``state.batch_in_epoch`` how many of its steps are done; a checkpoint written within an epoch also
+records a fingerprint of that order (:func:`batch_order`), and the resumed run refuses to go on if
+the order it draws again is another (:func:`check_batch_order`), as it would be where the random
+generator's algorithm changed between the two runs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from .checkpoints import check_resumable, run_identity
+from .errors import SettingError
 
 RESUMABLE_CHANGES = frozenset({"device", "threads", "checkpoint_every", "preset"})  # a resumed run may change
 
@@ -47,13 +62,56 @@ def resume_checkpoint(checkpoint: str | os.PathLike | None, config, load, corpus
     return model, payload
 
 
+def measures(eval_every: int | None, step: int, epoch_ends: bool, last_epoch: bool) -> bool:
+    """Whether the held-out perplexity is measured after optimizer step ``step`` (1, 2, ..., counted
+    over all epochs): at the end of every epoch when ``eval_every`` is None; else when ``step`` is a
+    multiple of ``eval_every``, and at the end of the last epoch.
+
+    Args:
+        epoch_ends: the step is the last of its epoch; ``last_epoch``: that epoch is the run's last.
+    """
+    if eval_every is None:
+        return epoch_ends
+    return step % eval_every == 0 or (epoch_ends and last_epoch)
+
+
+def epoch_position(epochs_done: int, batch_in_epoch: int, batches_in_epoch: int) -> int | float:
+    """Where training stands in epochs: ``epochs_done``, plus ``batch_in_epoch / batches_in_epoch``
+    of the epoch under way (rounded to 3 places); a whole number at an epoch's end."""
+    if batch_in_epoch == 0 or batches_in_epoch == 0:
+        return epochs_done
+    return round(epochs_done + batch_in_epoch / batches_in_epoch, 3)
+
+
+def batch_order(groups) -> str:
+    """A fingerprint of an epoch's batch order: the SHA-256 of the sentence numbers of its batches,
+    in order (``groups``: one array of sentence numbers per batch)."""
+    digest = hashlib.sha256()
+    for group in groups:
+        digest.update(np.asarray(group, dtype=np.int64).tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def check_batch_order(saved: dict | None, groups, checkpoint) -> None:
+    """Refuse to resume within an epoch whose batch order, drawn again, is not the one the
+    checkpoint ``saved`` was written in (its ``batch_order``; a checkpoint written at an epoch's
+    end, or one that does not record it, is not checked)."""
+    recorded = (saved or {}).get("batch_order")
+    if recorded is not None and recorded != batch_order(groups):
+        raise SettingError(f"{checkpoint or 'the checkpoint'}: the epoch's batch order drawn again from the seed is "
+                           "not the one it was trained in (another version of numpy?), so the run cannot go on where "
+                           "it stopped; resume with the versions it was trained with, or train afresh")
+
+
 class KeepBest:
     """The best held-out measurement's weights of ``network``, and the patience left.
 
     Args:
         network: the module whose weights are kept (a copy on the CPU).
         state: the training state (``best``, ``since_best``, ``stopped_early``), updated here.
-        patience: measurements without a better perplexity before training stops (0: never).
+        patience: measurements without a better perplexity before training stops (0: never); one
+            measurement per epoch, or per ``eval_every`` steps where the trainer is given that.
         saved: a checkpoint's payload, whose ``best_weights`` are taken up.
     """
 
@@ -82,8 +140,8 @@ class KeepBest:
             return ""
         if self.state.stopped_early:
             return (f"stopped: {self.state.since_best} without a better held-out ppl, "
-                    f"kept epoch {best['epoch']} ({best['perplexity']:.1f})")
-        return f"best {best['perplexity']:.1f} (epoch {best['epoch']})"
+                    f"kept epoch {best['epoch']}, step {best['step']} ({best['perplexity']:.1f})")
+        return f"best {best['perplexity']:.1f} (epoch {best['epoch']}, step {best['step']})"
 
     def checkpoint_extra(self) -> dict:
         """What a checkpoint keeps of it: ``{"best_weights"}``."""

@@ -4,6 +4,7 @@ resumed mid-epoch ends where an uninterrupted one does."""
 
 import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -125,3 +126,56 @@ def test_torchrun_writes_one_model_file_from_rank_zero(tmp_path):
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in out.iterdir()) == ["model.pt"]
     assert result.stderr.count("wrote ") == 1
+
+
+OVERFITS = replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3, eval_every=2, checkpoint_every=100)
+
+
+def _measuring_worker(rank: int, world: int, port: int, folder: str) -> None:
+    """One of ``world`` processes: a run measured every 2 steps until the patience stops it, its checkpoint
+    copied where a measurement within an epoch saved it (as a crash there would leave it), and the run
+    resumed from that copy."""
+    from test_elmo import noise_corpus
+
+    from course.elmo import training
+
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world),
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    corpus, checkpoint, copy = noise_corpus(240), Path(folder) / "elmo.ckpt", Path(folder) / "copy.ckpt"
+    save = training._Run.save_checkpoint
+
+    def save_and_copy(run):
+        save(run)
+        state = run.state
+        if run.checkpoint is not None and not copy.exists() and state.batch_in_epoch and state.heldout[-1]["step"] == \
+                state.step > 6:
+            shutil.copy(run.checkpoint, copy)
+
+    training._Run.save_checkpoint = save_and_copy
+    whole = train_elmo(corpus, OVERFITS, progress=False, checkpoint=checkpoint)
+    training._Run.save_checkpoint = save
+    copied = torch.load(copy, weights_only=True)["state"] if rank == 0 else None
+    resumed = train_elmo(corpus, OVERFITS, progress=False, checkpoint=copy, resume=True)
+    record = lambda model: {**_record(model), "state": model.state}  # noqa: E731
+    torch.save({"whole": record(whole), "resumed": record(resumed), "copied": copied}, Path(folder) / f"rank{rank}.pt")
+
+
+def test_measurements_within_epochs_decide_alike_in_every_process_and_resume_there(tmp_path):
+    mp.spawn(_measuring_worker, args=(2, _free_port(), str(tmp_path)), nprocs=2)
+    ranks = [torch.load(tmp_path / f"rank{rank}.pt", weights_only=False) for rank in (0, 1)]
+    whole = ranks[0]["whole"]["state"]
+    assert [entry["step"] for entry in whole.heldout] == list(range(2, whole.step + 1, 2))
+    assert whole.stopped_early and len(whole.heldout) > 1 + OVERFITS.patience
+    assert ranks[0]["copied"]["batch_in_epoch"] > 0  # the copy was saved within an epoch
+    for run in ("whole", "resumed"):
+        assert ranks[1][run]["state"].heldout == ranks[0][run]["state"].heldout
+        assert ranks[1][run]["state"].best == ranks[0][run]["state"].best
+        assert ranks[1][run]["state"].stopped_early == ranks[0][run]["state"].stopped_early
+        for name, tensor in ranks[0][run]["weights"].items():
+            assert torch.equal(tensor, ranks[1][run]["weights"][name]), (run, name)
+    resumed = ranks[0]["resumed"]["state"]
+    assert resumed.step == whole.step and resumed.stopped_early and resumed.best["step"] == whole.best["step"]
+    for a, b in zip(resumed.heldout, whole.heldout, strict=True):
+        assert a == pytest.approx(b, rel=1e-5)
+    for name, tensor in ranks[0]["whole"]["weights"].items():
+        torch.testing.assert_close(ranks[0]["resumed"]["weights"][name], tensor, rtol=1e-4, atol=1e-6)

@@ -28,6 +28,7 @@ from course.teaching.editions import (
     translate,
 )
 from course.teaching.grading import grade_notebook
+from course.teaching.pages import external_references
 from tests.conftest import assert_one_line_error
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK, answer_cell
 
@@ -269,6 +270,8 @@ def test_a_chinese_build_runs_the_chinese_notebooks_into_build_zh(tmp_path, monk
     assert "<html lang='zh'>" in index and "动手学词向量" in index and "一个小小的示例笔记本" in index
     assert index.index("论断：在这里成立吗？") < index.index("教师须知") and "无法测量这些论断" in index
     assert "加倍" in run.ideas[0]
+    assert 'src="../../static/mathjax/MathJax.js' in run.html.read_text(encoding="utf-8")  # one copy for both editions
+    assert (tmp_path / "build" / "static" / "mathjax" / "MathJax.js").is_file()
     student = nbformat.read(tmp_path / "build" / "zh" / "assignments" / "00_toy.ipynb", as_version=4)
     assert student.metadata["course"] == {"edition": "zh", "notebook": "00_toy.ipynb"}
     assert json.loads((tmp_path / "build" / "zh" / "summary.json").read_text())["edition"] == "zh"
@@ -316,3 +319,8 @@ def test_the_chinese_edition_builds_in_the_smoke_profile(tmp_path):
     assert "论断：在这里成立吗？" in index and "运行失败" not in index
     assert len(list((tmp_path / "zh" / "notebooks").glob("*.html"))) == len(
         list((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")))
+    pages = [tmp_path / "zh" / "index.html", *sorted((tmp_path / "zh" / "notebooks").glob("*.html"))]
+    fetched = {page.name: external_references(page.read_text(encoding="utf-8")) for page in pages}
+    assert fetched == {page.name: [] for page in pages}  # every page works offline
+    assert all('src="../static/mathjax/MathJax.js' in page.read_text(encoding="utf-8") for page in pages[1:])
+    assert (tmp_path / "zh" / "static" / "mathjax" / "MathJax.js").is_file()

@@ -2,9 +2,11 @@
 resuming, the model file and the command line. Tiny models, so the whole file runs in seconds."""
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ from course.corpus import from_sentences
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
 from course.elmo.batching import LanguageModelData
 from course.elmo.bilm import reverse_within_lengths
+from course.elmo.training import language_model_data, split_heldout
 from course.errors import ModelFileError, SettingError
 from course.vocab import Vocabulary, VocabularyConfig
 
@@ -267,6 +270,83 @@ def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path)
     assert not first.state.finished and first.state.best["epoch"] == state.best["epoch"]
     resumed = train_elmo(corpus, config, progress=False, checkpoint=path, resume=True)
     assert resumed.state.epoch == state.epoch and resumed.state.best == state.best
+    for a, b in zip(model.bilm.parameters(), resumed.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+def copy_checkpoint_at(monkeypatch, step: int, copy: Path) -> None:
+    """Copy the checkpoint ``train_elmo`` saves after step ``step`` to ``copy``: what a run that
+    crashed right after that save would leave behind."""
+    from course.elmo import training
+
+    save = training._Run.save_checkpoint
+
+    def save_and_copy(run):
+        save(run)
+        if run.state.step == step and run.checkpoint is not None:
+            shutil.copy(run.checkpoint, copy)
+
+    monkeypatch.setattr(training._Run, "save_checkpoint", save_and_copy)
+
+
+def test_eval_every_measures_within_the_epoch_and_resumes_there_as_the_uninterrupted_run(tmp_path, monkeypatch):
+    corpus, config = toy_corpus(80), replace(TINY, epochs=3, eval_every=3, checkpoint_every=100)  # 4 steps an epoch
+    copy = tmp_path / "at-step-6.ckpt"
+    copy_checkpoint_at(monkeypatch, 6, copy)  # mid-epoch 2, between two read-outs of the loss
+    whole = train_elmo(corpus, config, progress=False, checkpoint=tmp_path / "elmo.ckpt")
+    assert [(entry["epoch"], entry["step"]) for entry in whole.state.heldout] == [(0.75, 3), (1.5, 6), (2.25, 9),
+                                                                                  (3, 12)]
+    assert copy.is_file()
+    resumed = train_elmo(corpus, config, progress=False, checkpoint=copy, resume=True)
+    assert resumed.state.step == whole.state.step and resumed.state.finished
+    without_time = lambda history: [{k: v for k, v in e.items() if k != "seconds"} for e in history]  # noqa: E731
+    for a, b in zip(without_time(resumed.state.history), without_time(whole.state.history), strict=True):
+        assert a == pytest.approx(b, rel=1e-5)
+    assert [entry["step"] for entry in resumed.state.heldout] == [3, 6, 9, 12]
+    for a, b in zip(resumed.state.heldout, whole.state.heldout, strict=True):
+        assert a == pytest.approx(b, rel=1e-5)
+    assert resumed.state.best["step"] == whole.state.best["step"]
+    for a, b in zip(whole.bilm.parameters(), resumed.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+    with pytest.raises(SettingError, match="eval_every"):  # measured elsewhere: another run
+        train_elmo(corpus, replace(config, eval_every=2), progress=False, checkpoint=copy, resume=True)
+
+
+def test_eval_every_is_an_option_of_train_elmo_and_nonsense_is_refused():
+    from course.cli import make_parser
+    from course.fields import from_options
+
+    args = make_parser().parse_args(["train", "elmo", "--corpus", "c", "--out", "o", "--preset", "gpu",
+                                     "--eval-every", "5000"])
+    assert from_options(ElmoConfig, args, base=preset(args.preset)) == preset("gpu", eval_every=5_000)
+    assert preset("gpu").eval_every is None and preset("cpu").eval_every is None  # after every epoch
+    with pytest.raises(SettingError, match="eval_every must be at least 1"):
+        replace(TINY, eval_every=0)
+
+
+def test_patience_counts_measurements_and_can_stop_within_an_epoch(tmp_path):
+    corpus, config = noise_corpus(), replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3, eval_every=2)
+    model = train_elmo(corpus, config, progress=False)
+    state = model.state
+    steps_per_epoch = len(language_model_data(corpus, split_heldout(corpus, config)[0], model).batches(
+        config.batch_tokens))
+    assert [entry["step"] for entry in state.heldout] == list(range(2, state.step + 1, 2))
+    assert [entry["epoch"] for entry in state.heldout] == [
+        step // steps_per_epoch if step % steps_per_epoch == 0 else round(step / steps_per_epoch, 3)
+        for step in range(2, state.step + 1, 2)]
+    perplexities = [np.sqrt(entry["forward"] * entry["backward"]) for entry in state.heldout]
+    best = int(np.argmin(perplexities))
+    assert state.stopped_early and state.finished and state.epoch < config.epochs
+    assert len(perplexities) == best + 1 + config.patience and state.since_best == config.patience
+    assert heldout_perplexity(model, corpus) == pytest.approx(state.best["perplexity"], rel=1e-5)
+    assert any(not float(entry["epoch"]).is_integer() for entry in state.heldout)
+
+    path = tmp_path / "run.ckpt"  # stopped at a measurement after the best, then resumed: the same run
+    first = train_elmo(corpus, config, progress=False, checkpoint=path, max_steps=state.step - 2)
+    assert not first.state.finished and first.state.heldout[-1]["step"] == state.step - 2
+    resumed = train_elmo(corpus, config, progress=False, checkpoint=path, resume=True)
+    assert resumed.state.step == state.step and resumed.state.best["step"] == state.best["step"]
+    assert resumed.state.stopped_early and len(resumed.state.heldout) == len(state.heldout)
     for a, b in zip(model.bilm.parameters(), resumed.bilm.parameters(), strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
 

@@ -1,7 +1,9 @@
 """Transformers: what each position may see, attention, BERT's masking, training, resuming, the
 model file, and the probes' three methods. Tiny models, so the whole file runs in seconds."""
 
+import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -225,6 +227,95 @@ def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path)
     patient = train_transformer(corpus, replace(OVERFITS, epochs=best + 2 + OVERFITS.patience, patience=0),
                                 progress=False)
     assert not patient.state.stopped_early and patient.state.epoch == best + 2 + OVERFITS.patience
+
+
+def steps_per_epoch(corpus, config) -> int:
+    from course.elmo.training import split_heldout
+    from course.transformer.data import SentenceIds
+    from course.transformer.training import vocabulary
+
+    train_sentences = split_heldout(corpus, config)[0]
+    words = vocabulary(corpus, train_sentences, config)
+    return len(SentenceIds.from_corpus(corpus, train_sentences, words, config.max_words).batches(config.batch_tokens))
+
+
+def copy_checkpoint_at(monkeypatch, step: int, copy: Path) -> None:
+    """Copy the checkpoint ``train_transformer`` saves after step ``step`` to ``copy``: what a run
+    that crashed right after that save would leave behind."""
+    from course.transformer import training
+
+    save = training._Run.save_checkpoint
+
+    def save_and_copy(run):
+        save(run)
+        if run.state.step == step and run.checkpoint is not None:
+            shutil.copy(run.checkpoint, copy)
+
+    monkeypatch.setattr(training._Run, "save_checkpoint", save_and_copy)
+
+
+def test_eval_every_an_epoch_of_steps_is_the_run_measured_per_epoch():
+    corpus = noise_corpus()
+    per_epoch = train_transformer(corpus, OVERFITS, progress=False)
+    every = train_transformer(corpus, replace(OVERFITS, eval_every=steps_per_epoch(corpus, OVERFITS)), progress=False)
+    assert every.state.heldout == per_epoch.state.heldout and every.state.best == per_epoch.state.best
+    for a, b in zip(every.network.state_dict().values(), per_epoch.network.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_patience_counts_measurements_within_epochs_and_a_crash_after_one_resumes_bit_for_bit(tmp_path, monkeypatch):
+    corpus, config = noise_corpus(), replace(OVERFITS, eval_every=2)
+    per_epoch = steps_per_epoch(corpus, config)
+    copy = tmp_path / "at-step-8.ckpt"
+    copy_checkpoint_at(monkeypatch, 8, copy)
+    model = train_transformer(corpus, config, progress=False, checkpoint=tmp_path / "model.ckpt")
+    state = model.state
+    assert 8 % per_epoch and copy.is_file()  # the copy was saved within an epoch
+    assert [entry["step"] for entry in state.heldout] == list(range(2, state.step + 1, 2))
+    steps = range(2, state.step + 1, 2)
+    assert [entry["epoch"] for entry in state.heldout] == [step // per_epoch if step % per_epoch == 0 else
+                                                           round(step / per_epoch, 3) for step in steps]
+    perplexities = [entry["perplexity"] for entry in state.heldout]
+    best = int(np.argmin(perplexities))
+    assert state.stopped_early and state.finished and state.epoch < config.epochs
+    assert len(perplexities) == best + 1 + config.patience and state.since_best == config.patience
+    assert state.best == state.heldout[best]
+    assert heldout_perplexity(model, corpus) == pytest.approx(state.best["perplexity"], rel=1e-6)
+
+    tampered = shutil.copy(copy, tmp_path / "tampered.ckpt")
+    resumed = train_transformer(corpus, config, progress=False, checkpoint=copy, resume=True)
+    assert resumed.state.step == state.step and resumed.state.stopped_early
+    without_time = lambda history: [{k: v for k, v in e.items() if k != "seconds"} for e in history]  # noqa: E731
+    assert without_time(resumed.state.history) == without_time(state.history)
+    assert resumed.state.heldout == state.heldout and resumed.state.best == state.best
+    for a, b in zip(model.network.state_dict().values(), resumed.network.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+    payload = torch.load(tampered, weights_only=True)  # an epoch whose order, drawn again, is another: refused
+    assert payload["state"]["batch_in_epoch"] > 0 and len(payload["batch_order"]) == 64
+    payload["batch_order"] = "0" * 64
+    torch.save(payload, tampered)
+    with pytest.raises(SettingError, match="tampered.ckpt: the epoch's batch order drawn again") as excinfo:
+        train_transformer(corpus, config, progress=False, checkpoint=tampered, resume=True)
+    one_line(excinfo)
+
+
+def test_eval_every_on_the_command_line(tmp_path, capsys, private_cache):
+    from course.cli import main
+
+    text = tmp_path / "toy.txt"
+    text.write_text("\n".join(" ".join(s) for s in toy_corpus(80)) + "\n", encoding="utf-8")
+    out = tmp_path / "model.pt"
+    common = ["train", "transformer", "--corpus", str(text), "--min-count", "1", "--batch-tokens", "120",
+              "--device", "cpu", "--quiet"]
+    assert main([*common, "--epochs", "2", "--eval-every", "3", "--out", str(out)]) == 0
+    model = Transformer.load(out, device="cpu")
+    assert model.config.eval_every == 3 and [entry["step"] for entry in model.state.heldout][:2] == [3, 6]
+    capsys.readouterr()
+    assert main([*common, "--eval-every", "0", "--out", str(tmp_path / "other.pt")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith("error: eval_every must be at least 1")
+    assert not (tmp_path / "other.pt").exists()
 
 
 def test_resuming_on_another_corpus_or_an_unrecorded_checkpoint_is_refused(tmp_path):

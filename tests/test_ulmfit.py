@@ -278,3 +278,71 @@ def test_train_classifier_from_scratch_writes_its_report(english_lm, tmp_path, c
     report = json.loads(out.read_text())
     assert report["labels"] == 40 and 0 <= report["error"] <= 1 and report["config"]["pretrained"] is False
     assert Elmo.load(english_lm).words  # the LM file is left as it was
+
+
+def drifting_reviews(folder):
+    """Review files whose training split is written in 'a dog ran' and whose dev and test splits in 'the cat
+    sat on mat' (the split of a review follows from its text): fine-tuning the LM on the training reviews
+    takes it away from the dev reviews, so their perplexity rises from the first measurement on."""
+    rng = np.random.default_rng(0)
+    dev_words, train_words = "the cat sat on mat".split(), "a dog ran".split()
+    files = {folder / "positive.txt": [], folder / "negative.txt": []}
+    while sum(map(len, files.values())) < 300:
+        words = dev_words if rng.random() < 0.3 else train_words
+        text = " ".join(rng.choice(words, 6))
+        if (split_of(text) == "train") == (words is train_words):
+            files[list(files)[int(rng.integers(0, 2))]].append(text)
+    for path, lines in files.items():
+        write(path, lines)
+    return list(files)
+
+
+def test_lm_patience_and_eval_every_reach_the_lm_fine_tuning_and_nonsense_is_refused(english_lm, tmp_path, capsys):
+    positive, negative = drifting_reviews(tmp_path)
+    out = tmp_path / "report.json"
+    common = ["train", "classifier", "--lm", str(english_lm), "--positive", str(positive), "--negative",
+              str(negative), "--labels", "40", "--epochs", "1", "--lm-epochs", "8", "--quiet", "--out", str(out)]
+
+    def fine_tuning(*flags) -> dict:
+        assert main([*common, *flags]) == 0
+        return json.loads(out.read_text())["lm_fine_tuning"]
+
+    patient = fine_tuning("--lm-patience", "2")
+    perplexities = [entry["perplexity"] for entry in patient["heldout"]]
+    assert perplexities == sorted(perplexities) and len(set(perplexities)) == len(perplexities)  # rising
+    assert patient["stopped_early"] and len(perplexities) == 1 + 2 and patient["best"] == patient["heldout"][0]
+    never = fine_tuning("--lm-patience", "0")
+    assert not never["stopped_early"] and [entry["epoch"] for entry in never["heldout"]] == list(range(1, 9))
+    often = fine_tuning("--lm-patience", "2", "--lm-eval-every", "3")
+    assert often["stopped_early"] and [entry["step"] for entry in often["heldout"]] == [3, 6, 9]
+    assert fine_tuning()["patience"] == LanguageModelConfig.patience
+    capsys.readouterr()
+
+    for flags in (["--lm-patience", "-1"], ["--lm-patience", "two"], ["--lm-eval-every", "0"]):
+        with pytest.raises(SystemExit) as exit_status:
+            main([*common, *flags])
+        assert exit_status.value.code == 2
+        error = capsys.readouterr().err.strip().splitlines()
+        assert len(error) == 1 and error[0].startswith(f"error: argument {flags[0]}: "), error
+    without_epochs = [flag for flag in common if flag not in ("--lm-epochs", "8")]
+    assert main([*without_epochs, "--lm-patience", "2"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error == ["error: --lm-patience is for the LM fine-tuned by --lm-epochs N: give --lm-epochs too"]
+
+
+def test_lm_fine_tuning_measures_every_eval_every_steps_and_after_the_last_epoch(toy_lm):
+    rng = np.random.default_rng(6)
+    noise = [[f"f{int(i)}" for i in rng.integers(0, 20, 6)] for _ in range(80)]
+    heldout, train = noise[:50], noise[50:]
+    config = LanguageModelConfig(epochs=3, lr=3e-2, batch_tokens=60, slanted=False, device="cpu", patience=0,
+                                 eval_every=2)
+    tuned = fine_tune_lm(toy_lm, train, config, heldout=heldout)
+    state = tuned.fine_tuning
+    per_epoch = state.step // config.epochs
+    expected = sorted({*range(2, state.step + 1, 2), state.step})
+    assert [entry["step"] for entry in state.heldout] == expected and state.epoch == config.epochs
+    assert [entry["epoch"] for entry in state.heldout] == [
+        step // per_epoch if step % per_epoch == 0 else round(step / per_epoch, 3) for step in expected]
+    assert forward_perplexity(tuned, heldout) == pytest.approx(state.best["perplexity"], rel=1e-6)
+    with pytest.raises(SettingError, match="eval_every"):
+        LanguageModelConfig(eval_every=0)

@@ -7,19 +7,24 @@ On CUDA the LSTMs are cuDNN's and the forward and backward passes run in mixed p
 network); on a CPU with bfloat16 matrix units they run in bfloat16 (see
 :mod:`~course.elmo.precision`), elsewhere in float32. Every ``config.heldout_every``-th sentence
 is held out: the vocabulary is counted on the rest, and the held-out perplexity of each direction
-(:mod:`~course.elmo.perplexity`) is measured after every epoch; the weights of the best
-measurement (the geometric mean of the two directions' perplexities) are kept, and training stops
-after ``config.patience`` epochs without a better one (:class:`course.lm_training.KeepBest`).
+(:mod:`~course.elmo.perplexity`) is measured after every epoch, or every ``config.eval_every``
+steps (:func:`course.lm_training.measures`); the weights of the best measurement (the geometric
+mean of the two directions' perplexities) are kept, and training stops after ``config.patience``
+measurements without a better one (:class:`course.lm_training.KeepBest`).
 
 :func:`train_elmo` reads as its steps: the model (new, or resumed from a checkpoint), the data,
 the optimizer (:class:`_Updates`), the random state, then the epochs (:class:`_Run`), each a
 pass over shuffled batches with the loss logged every :data:`LOG_EVERY` steps, followed by the
-held-out perplexity and a checkpoint; what it shares with the Transformers' trainer (the identity
-and settings check of a resume, keeping the best) is in :mod:`course.lm_training`.
+held-out perplexity and a checkpoint (or with them every ``config.eval_every`` steps). A checkpoint
+written within an epoch resumes there exactly: it records the epoch and the batches of it done
+(``state.epoch``, ``state.batch_in_epoch``) and the losses summed since the last read-out, and
+the epoch's batch order is drawn again from (``config.seed``, epoch), as the uninterrupted run drew
+it. What it shares with the Transformers' trainer (the identity and settings check of a resume,
+keeping the best) is in :mod:`course.lm_training`.
 
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
 is per process) and the gradients are averaged across processes (:mod:`course.distributed`); only
-rank 0 writes checkpoints and shows progress.
+rank 0 writes checkpoints and shows progress, and its held-out measurement decides for every process.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
 from ..errors import SettingError
-from ..lm_training import KeepBest, resume_checkpoint
+from ..lm_training import KeepBest, batch_order, check_batch_order, epoch_position, measures, resume_checkpoint
 from ..vocab import Vocabulary, VocabularyConfig
 from .batching import LanguageModelData
 from .characters import CharacterVocabulary
@@ -103,10 +108,11 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
         config: the settings (default: the ``cpu`` preset).
         progress: show a tqdm bar (loss, perplexity per direction, tokens per second) and notes.
         checkpoint: a file to save the whole training state to every ``config.checkpoint_every``
-            steps, after every epoch and where training stops.
+            steps, after every held-out measurement, after every epoch and where training stops.
         resume: continue from ``checkpoint`` if it exists (the corpus, the vocabulary and the
             settings must be the same, apart from the device, the threads and the checkpoint
-            interval); resumed training gives the same model as an uninterrupted run.
+            interval), also from within an epoch; resumed training gives the same model as an
+            uninterrupted run.
         max_steps, max_seconds: stop early, after this many steps in all, or this long in this
             call (the learning-rate schedule still assumes all ``config.epochs``).
         callback: called with the model after every logging interval and every epoch.
@@ -145,7 +151,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     best = KeepBest(model.bilm, model.state, config.patience, saved) if heldout is not None else None
     with cpu_threads(device, world.threads(config.threads)), _progress_bar(model, train, progress) as bar:
         run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
-                   run_identity(corpus, model.words.words), world)
+                   run_identity(corpus, model.words.words), world, saved)
         run.epochs(_Limits(max_steps, max_seconds))
     if best is not None and model.state.finished:
         best.restore()
@@ -276,8 +282,8 @@ class _Limits:
 
 class _Run:
     """The epochs of one call of :func:`train_elmo`: steps, the loss logged every
-    :data:`LOG_EVERY` steps, the held-out perplexity after every epoch, and checkpoints, all
-    recorded in ``model.state``.
+    :data:`LOG_EVERY` steps, the held-out perplexity after every epoch (or every
+    ``config.eval_every`` steps), and checkpoints, all recorded in ``model.state``.
 
     ``model.state.seconds`` counts the time spent in steps (logging waits for the GPU and is
     counted too), not the held-out evaluation, the callbacks or the checkpoints.
@@ -285,7 +291,7 @@ class _Run:
 
     def __init__(self, model: Elmo, train: LanguageModelData, heldout: LanguageModelData | None,
                  updates: _Updates, bar, checkpoint, callback, best: KeepBest | None, identity: dict,
-                 world: distributed.World = distributed.World()):
+                 world: distributed.World = distributed.World(), saved: dict | None = None):
         self.model, self.config, self.state = model, model.config, model.state
         self.train, self.heldout, self.updates = train, heldout, updates
         self.bar, self.checkpoint, self.callback, self.best = bar, checkpoint, callback, best
@@ -293,6 +299,9 @@ class _Run:
         self.world = world
         self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
         self.interval = _Interval(updates.device)
+        self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
+        if saved is not None and "interval" in saved:  # the sums since the last read-out, this process's
+            self.interval.load(saved.get("intervals", [saved["interval"]])[world.rank])
         self.stopped = False
 
     def epochs(self, limits: _Limits) -> None:
@@ -306,6 +315,9 @@ class _Run:
         epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
         state = self.state
         groups = self.train.batches(self.config.batch_tokens, np.random.default_rng([self.config.seed, state.epoch]))
+        if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
+            check_batch_order(self.saved, groups, self.checkpoint)
+        self.saved, self.order = None, batch_order(groups)
         steps = self.world.shard(groups)
         self.batches_in_epoch = len(steps)
         lengths = self.train.lengths()
@@ -324,7 +336,16 @@ class _Run:
             if state.step % LOG_EVERY == 0 or self.stopped or state.batch_in_epoch == len(steps):
                 self.log(clock)
                 clock = time.perf_counter()
-            if state.step % self.config.checkpoint_every == 0 and not self.stopped:
+            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
+            measured = within and self.heldout is not None and measures(self.config.eval_every, state.step, False,
+                                                                        False)
+            if measured:
+                state.seconds += time.perf_counter() - clock
+                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
+                clock = time.perf_counter()
+            if state.stopped_early:
+                break  # end_epoch saves the checkpoint
+            if (measured or state.step % self.config.checkpoint_every == 0) and not self.stopped:
                 self.save_checkpoint()
                 clock = time.perf_counter()
             if self.stopped:
@@ -344,36 +365,48 @@ class _Run:
             self.callback(self.model)
 
     def end_epoch(self) -> None:
-        """After an epoch (or where training stopped): if the epoch is whole, count it, measure the
-        held-out perplexity and keep the weights if it is the best; save a checkpoint and call the
-        callback. Nothing is measured where training stops mid-epoch, so that a resumed run
-        measures, keeps and stops as an uninterrupted one."""
+        """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
+        every epoch, or with ``config.eval_every`` on its steps and after the last epoch) measure the
+        held-out perplexity; save a checkpoint and call the callback. Nothing is measured where
+        training stops mid-epoch but where the steps call for it, so that a resumed run measures,
+        keeps and stops as an uninterrupted one."""
         state = self.state
         whole = state.batch_in_epoch == self.batches_in_epoch
         if whole:
             state.epoch += 1
             state.batch_in_epoch = 0
-        if self.heldout is not None and whole:
-            measured = self.world.agree(evaluate_perplexity(self.model.bilm, self.heldout, self.config))
-            entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens,
-                     "forward": measured["forward"], "backward": measured["backward"]}
-            state.heldout.append(entry)
-            self.best.measured(entry, math.sqrt(measured["forward"] * measured["backward"]))
-            self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}",
-                                 kept=self.best.note(), refresh=False)
+        if self.heldout is not None and whole and measures(self.config.eval_every, state.step, True,
+                                                           state.epoch >= self.config.epochs):
+            self.measure(state.epoch)
         state.finished = state.epoch >= self.config.epochs or state.stopped_early
         self.save_checkpoint()
         if self.callback is not None:
             self.callback(self.model)
 
+    def measure(self, epoch: int | float) -> None:
+        """Measure the held-out perplexity of each direction (rank 0's measurement, in every process)
+        and give their geometric mean to :class:`~course.lm_training.KeepBest`; ``epoch``: where
+        training stands (:func:`~course.lm_training.epoch_position`)."""
+        state = self.state
+        measured = self.world.agree(evaluate_perplexity(self.model.bilm, self.heldout, self.config))
+        entry = {"epoch": epoch, "step": state.step, "tokens": state.tokens,
+                 "forward": measured["forward"], "backward": measured["backward"]}
+        state.heldout.append(entry)
+        self.best.measured(entry, math.sqrt(measured["forward"] * measured["backward"]))
+        self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}",
+                             kept=self.best.note(), refresh=False)
+
     def save_checkpoint(self) -> None:
-        """The model with the optimizer's, the scaler's and the random generators' states, when
-        training has a checkpoint file."""
+        """The model with the optimizer's, the scaler's and the random generators' states, and the
+        losses summed since the last read-out, when training has a checkpoint file."""
         generators = random_state(self.updates.device, self.world)  # every process takes part
+        interval = self.interval.state_dict()
+        intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
         if self.checkpoint is not None:
             self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **generators,
                                                     **(self.best.checkpoint_extra() if self.best else {}),
-                                                    "identity": self.identity})
+                                                    "interval": interval, **intervals, "identity": self.identity,
+                                                    "batch_order": self.order if self.state.batch_in_epoch else None})
 
 
 class _Interval:
@@ -386,6 +419,14 @@ class _Interval:
     def add(self, forward_sum, backward_sum, predictions: int):
         self.sums += torch.stack([forward_sum, backward_sum]).double()
         self.predictions += predictions
+
+    def state_dict(self) -> dict:
+        """``{"sums": [forward, backward], "predictions"}``: what a checkpoint keeps."""
+        return {"sums": self.sums.tolist(), "predictions": self.predictions}
+
+    def load(self, saved: dict) -> None:
+        self.sums.copy_(torch.tensor(saved["sums"], dtype=torch.float64))
+        self.predictions = saved["predictions"]
 
     def read(self) -> dict:
         forward, backward = (self.sums / max(self.predictions, 1)).tolist()

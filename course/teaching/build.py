@@ -2,7 +2,8 @@
 
 For each ``notebooks/NN_*.ipynb`` (the Chinese edition: ``notebooks/zh/NN_*.ipynb``, built into
 ``build/zh/``), papermill executes it with the chosen profile and edition into ``build/notebooks/``,
-nbconvert renders it to HTML beside it, its figures are saved under
+nbconvert renders it to HTML beside it (a page that fetches nothing from the network, MathJax from
+``build/static/``: :mod:`course.teaching.pages`), its figures are saved under
 ``build/figures/``, and its headline numbers (see :mod:`course.teaching.report`) are collected.
 ``build/index.html`` links all of it, with the time each notebook took. It opens with the claims
 table (:func:`course.claims.measure_claims` on the models the notebooks saved: does each claim the
@@ -35,6 +36,7 @@ from ..errors import CourseError, NotebookFileError
 from ..paths import atomic_path, build_dir, project_root
 from ..settings import resolve_profile
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
+from .pages import render_page, static_folder
 from .report import HEADLINE_MIME
 
 
@@ -145,7 +147,6 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
     """Execute one notebook with papermill and render it; failures are recorded, not raised."""
     import nbformat
     import papermill
-    from nbconvert import HTMLExporter
 
     executed = out / "notebooks" / source.name
     error = None
@@ -176,7 +177,7 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
         nbformat.write(notebook, str(temporary))
     figures, headlines = _collect(notebook, source.stem, out / "figures")
     page = executed.with_suffix(".html")
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
+    body = render_page(notebook, page, static_folder(out))
     with atomic_path(page) as temporary:
         temporary.write_text(body, encoding="utf-8")
     return NotebookRun(source.stem, _title(notebook) or source.stem, seconds, executed, page, figures, headlines,

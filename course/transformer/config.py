@@ -72,8 +72,12 @@ class TransformerConfig:
                                      "float32", PRECISIONS)
     threads: int = setting(1, "CPU threads for torch")
     checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
-    patience: int = setting(3, "stop after this many held-out measurements (one per epoch) without a better "
-                               "perplexity, keeping the best one's weights; 0: never stop early")
+    patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
+                               "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
+                               "early")
+    eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
+                                           "many steps and after the last epoch, each time saving a checkpoint (with "
+                                           "--checkpoint); none: after every epoch")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
@@ -105,6 +109,8 @@ class TransformerConfig:
             (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
             (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
             (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
+            (self.eval_every is None or self.eval_every >= 1,
+             f"eval_every must be at least 1 (or none: after every epoch), got {self.eval_every}"),
         ]
         for ok, message in checks:
             if not ok:

@@ -1,6 +1,6 @@
 """Training a Transformer LM: batches of equal-length sentences, AdamW with a warm-up and a cosine
-decay, gradient clipping, held-out perplexity after every epoch, the best weights kept, checkpoints
-and resuming.
+decay, gradient clipping, held-out perplexity after every epoch (or every ``config.eval_every``
+steps), the best weights kept, checkpoints and resuming, also from within an epoch.
 
 The conventions are ELMo's (:func:`course.elmo.train_elmo`): every ``config.heldout_every``-th
 sentence is held out (:func:`course.elmo.training.split_heldout`), the vocabulary is counted on
@@ -8,10 +8,12 @@ the rest, each epoch's batches are shuffled from (seed, epoch), and a checkpoint
 the optimizer and the random generator, so that a resumed run gives bit for bit the weights and
 history of an uninterrupted one. For the masked objective each batch's masks are drawn from
 (seed, epoch, batch), so they too are the same in a resumed run. As the biLM's trainer does, it
-keeps the weights of the best held-out measurement and stops after ``config.patience`` epochs
-without a better one; both resume through :mod:`course.lm_training`. Under ``torchrun`` each
-process steps on its share of every global batch (``config.batch_tokens`` is per process), the
-gradients averaged across processes (:mod:`course.distributed`); only rank 0 writes and shows progress.
+keeps the weights of the best held-out measurement and stops after ``config.patience``
+measurements without a better one (one per epoch, or per ``config.eval_every`` steps, each followed
+by a checkpoint: :func:`course.lm_training.measures`); both resume through :mod:`course.lm_training`.
+Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
+is per process), the gradients averaged across processes (:mod:`course.distributed`); only rank 0
+writes and shows progress, and its held-out measurement decides for every process.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..checkpoints import run_identity
 from ..devices import resolve_device
 from ..elmo.training import cpu_threads, random_state, split_heldout, start_random_state
 from ..errors import SettingError, TrainingDivergedError
-from ..lm_training import KeepBest, resume_checkpoint
+from ..lm_training import KeepBest, batch_order, check_batch_order, epoch_position, measures, resume_checkpoint
 from ..vocab import Vocabulary, VocabularyConfig
 from .config import TransformerConfig, preset
 from .data import SPECIALS, SentenceIds
@@ -77,13 +79,16 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
         config: the settings (default: the ``cpu`` preset, causal).
         progress: show a tqdm bar (loss, perplexity, held-out perplexity).
         checkpoint: a file to save the whole training state to every ``config.checkpoint_every``
-            steps, after every epoch and where training stops.
+            steps, after every held-out measurement, after every epoch and where training stops.
         resume: continue from ``checkpoint`` if it exists (the corpus, the vocabulary and the
             settings must be the same, apart from the device, the threads and the checkpoint
-            interval); a resumed run gives the same model and history as an uninterrupted one.
+            interval), also from within an epoch (the epoch, the batches of it done and the epoch's
+            order, drawn again from (seed, epoch)); a resumed run gives the same model and history
+            as an uninterrupted one.
         max_steps: stop after this many steps in all (the schedule still assumes all epochs).
-        heldout: measure the held-out perplexity after every epoch (``state.heldout``), keep the
-            best measurement's weights and stop after ``config.patience`` epochs without a better one.
+        heldout: measure the held-out perplexity after every epoch, or every ``config.eval_every``
+            steps and after the last epoch (``state.heldout``), keep the best measurement's weights
+            and stop after ``config.patience`` measurements without a better one.
 
     Returns:
         The :class:`~course.transformer.model.Transformer`; ``model.state`` has the history. Once
@@ -157,6 +162,7 @@ class _Run:
             interval = saved.get("intervals", [saved["interval"]])[world.rank]
         self.sums = torch.tensor(interval["sum"], dtype=torch.float64, device=self.device)
         self.predictions = interval["predictions"]
+        self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
         self.stopped = False
 
     def epochs(self, max_steps: int | None) -> None:
@@ -168,6 +174,9 @@ class _Run:
         """The rest of the current epoch, its batches shuffled with (seed, epoch)."""
         state, config = self.state, self.config
         groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
+        if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
+            check_batch_order(self.saved, groups, self.checkpoint)
+        self.saved, self.order = None, batch_order(groups)
         steps = self.world.shard(groups)
         self.batches_in_epoch = len(steps)
         lengths = np.diff(self.train.offsets)
@@ -182,7 +191,15 @@ class _Run:
                 state.seconds += time.perf_counter() - clock
                 self.log(lr)
                 clock = time.perf_counter()
-            if state.step % config.checkpoint_every == 0 and not self.stopped:
+            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
+            measured = within and self.heldout is not None and measures(config.eval_every, state.step, False, False)
+            if measured:
+                state.seconds += time.perf_counter() - clock
+                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
+                clock = time.perf_counter()
+            if state.stopped_early:
+                return  # end_epoch saves the checkpoint
+            if (measured or state.step % config.checkpoint_every == 0) and not self.stopped:
                 self.save_checkpoint()
                 clock = time.perf_counter()
             if self.stopped:
@@ -225,23 +242,32 @@ class _Run:
         self.bar.set_postfix(loss=f"{mean:.3f}", ppl=f"{math.exp(min(mean, 50)):.0f}", refresh=False)
 
     def end_epoch(self) -> None:
-        """After an epoch (or where training stopped): if the epoch is whole, count it and measure
-        the held-out perplexity, keeping the weights if it is the best; then save a checkpoint.
-        Nothing is logged or measured where training stops mid-epoch, so that a resumed run's
-        history is an uninterrupted run's."""
+        """After an epoch (or where training stopped): if the epoch is whole, count it and (after
+        every epoch, or with ``config.eval_every`` on its steps and after the last epoch) measure the
+        held-out perplexity, keeping the weights if it is the best; then save a checkpoint. Nothing
+        is logged or measured where training stops mid-epoch but where the steps call for it, so
+        that a resumed run's history is an uninterrupted run's."""
         state = self.state
         whole = state.batch_in_epoch == self.batches_in_epoch
         if whole:
             state.epoch += 1
             state.batch_in_epoch = 0
-        if self.heldout is not None and whole:
-            measured = self.world.agree(evaluate_perplexity(self.model.network, self.heldout, self.config))
-            entry = {"epoch": state.epoch, "step": state.step, "tokens": state.tokens, **measured}
-            state.heldout.append(entry)
-            self.best.measured(entry, measured["perplexity"])
-            self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", kept=self.best.note(), refresh=False)
+        if self.heldout is not None and whole and measures(self.config.eval_every, state.step, True,
+                                                           state.epoch >= self.config.epochs):
+            self.measure(state.epoch)
         state.finished = state.epoch >= self.config.epochs or state.stopped_early
         self.save_checkpoint()
+
+    def measure(self, epoch: int | float) -> None:
+        """Measure the held-out perplexity (rank 0's measurement, in every process) and give it to
+        :class:`~course.lm_training.KeepBest`; ``epoch``: where training stands
+        (:func:`~course.lm_training.epoch_position`)."""
+        state = self.state
+        measured = self.world.agree(evaluate_perplexity(self.model.network, self.heldout, self.config))
+        entry = {"epoch": epoch, "step": state.step, "tokens": state.tokens, **measured}
+        state.heldout.append(entry)
+        self.best.measured(entry, measured["perplexity"])
+        self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", kept=self.best.note(), refresh=False)
 
     def save_checkpoint(self) -> None:
         """The model with the optimizer's and the random generators' states, and the losses summed
@@ -252,4 +278,5 @@ class _Run:
         if self.checkpoint is not None:
             self.model.save(self.checkpoint, extra={
                 "optimizer": self.optimizer.state_dict(), **generators, "interval": interval, **intervals,
-                "identity": self.identity, **(self.best.checkpoint_extra() if self.best else {})})
+                "identity": self.identity, **(self.best.checkpoint_extra() if self.best else {}),
+                "batch_order": self.order if self.state.batch_in_epoch else None})

@@ -3,7 +3,10 @@
 :class:`LanguageModelConfig`, stage 2 (the pretrained forward LM fine-tuned on the target domain's
 text): ``epochs`` over the review texts, ``batch_tokens`` per batch, ``lr`` the top layer
 group's highest rate (Adam), ``discriminative`` and ``slanted`` to switch the two tricks off
-(then every group gets ``lr`` and the rate stays constant), ``threads`` on the CPU.
+(then every group gets ``lr`` and the rate stays constant), ``threads`` on the CPU; with held-out
+texts, ``patience``: held-out measurements without a better perplexity before fine-tuning stops
+(0: never), one measurement after every epoch, or every ``eval_every`` steps and after the last
+epoch.
 
 :class:`ClassifierConfig`, stage 3 (a classifier head on the LM, fine-tuned on the labels):
 
@@ -88,11 +91,15 @@ class LanguageModelConfig(_Rates):
 
     epochs: int = 1
     batch_tokens: int = 1_000
-    patience: int = 3  # with held-out texts: epochs without a better perplexity before stopping (0: never)
+    patience: int = 3  # with held-out texts: measurements without a better perplexity before stopping (0: never)
+    eval_every: int | None = None  # steps between held-out measurements (None: after every epoch)
 
     def __post_init__(self):
         _check([_whole(self, "epochs"), _whole(self, "batch_tokens"), *self._rate_checks(),
-                (self.patience >= 0, f"patience must not be negative, got {self.patience}")])
+                (isinstance(self.patience, int) and self.patience >= 0,
+                 f"patience must not be negative, got {self.patience!r}"),
+                (self.eval_every is None or _whole(self, "eval_every")[0],
+                 f"eval_every must be a positive whole number or None, got {self.eval_every!r}")])
 
 
 @dataclass(frozen=True)

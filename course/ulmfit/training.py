@@ -2,9 +2,10 @@
 
 - :func:`fine_tune_lm` (stage 2): the pretrained forward LM trained on the target domain's text,
   each layer group at its own rate (:func:`~course.ulmfit.schedules.discriminative_rates`), all
-  following one slanted triangular schedule; given held-out texts, it keeps the weights of the
-  epoch with the best held-out perplexity and stops after ``patience`` epochs without a better one
-  (:class:`course.lm_training.KeepBest`, as the biLM's and the Transformers' trainers do);
+  following one slanted triangular schedule; given held-out texts, it measures their perplexity
+  after every epoch (or every ``eval_every`` steps), keeps the weights of the best measurement and
+  stops after ``patience`` measurements without a better one (:class:`course.lm_training.KeepBest`,
+  as the biLM's and the Transformers' trainers do);
 - :func:`train_classifier` (stage 3): a :class:`~course.ulmfit.classifier.Classifier` on the LM,
   trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
   measured after a few epochs (``evaluations``), and the weights of the best are kept (chosen on
@@ -42,7 +43,7 @@ from ..elmo.model import TrainingState
 from ..elmo.precision import autocast, autocast_dtype
 from ..elmo.training import cpu_threads
 from ..errors import SettingError
-from ..lm_training import KeepBest
+from ..lm_training import KeepBest, epoch_position, measures
 from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
@@ -111,8 +112,9 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     Layer groups, bottom first: token encoder, each LSTM layer, softmax; with ``discriminative``
     each gets 2.6 times less than the one above, with ``slanted`` all follow one slanted triangle
     over the run's steps. With ``heldout`` texts, their forward perplexity is measured after
-    every epoch, the best epoch's weights are kept, and training stops after ``config.patience``
-    epochs without a better one.
+    every epoch (with ``config.eval_every``: every that many steps, and after the last epoch), the
+    best measurement's weights are kept, and training stops after ``config.patience``
+    measurements without a better one.
 
     Returns:
         A copy of ``elmo`` whose forward LM is the fine-tuned one (the backward LM is unchanged),
@@ -136,12 +138,15 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     state = TrainingState()
     best = KeepBest(lm.bilm, state, config.patience) if heldout is not None else None
 
-    def end_epoch(step: int) -> bool:
-        """Count the epoch; with held-out texts, measure them and keep the best. True: stop."""
-        state.epoch, state.step = state.epoch + 1, step
-        if best is None:
+    def stepped(step: int, epoch: int, batch_in_epoch: int, batches_in_epoch: int) -> bool:
+        """After a step: count it (and the epoch at its end); where :func:`~course.lm_training.measures`
+        says so, measure the held-out texts and keep the best. True: stop."""
+        ends = batch_in_epoch == batches_in_epoch
+        state.step, state.epoch, state.batch_in_epoch = step, epoch + ends, 0 if ends else batch_in_epoch
+        if best is None or not measures(config.eval_every, step, ends, epoch + 1 == config.epochs):
             return False
-        entry = {"epoch": state.epoch, "step": step, "perplexity": forward_perplexity(lm, heldout)}
+        entry = {"epoch": epoch_position(state.epoch, state.batch_in_epoch, batches_in_epoch), "step": step,
+                 "perplexity": forward_perplexity(lm, heldout)}
         state.heldout.append(entry)
         stop = best.measured(entry, entry["perplexity"])
         bar.set_postfix(heldout=f"{entry['perplexity']:.1f}", kept=best.note(), refresh=False)
@@ -149,7 +154,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
 
     lm.train()
     with cpu_threads(device, config.threads):
-        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, end_epoch)
+        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped)
     bar.close()
     state.finished = True
     if best is not None:
@@ -159,13 +164,14 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     return model
 
 
-def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, end_epoch) -> list[dict]:
-    """The steps of :func:`fine_tune_lm`, calling ``end_epoch(step)`` after each epoch and stopping
-    where it says so; returns the mean loss of each tenth of them."""
+def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped) -> list[dict]:
+    """The steps of :func:`fine_tune_lm`, calling ``stepped(step, epoch, batch_in_epoch, batches_in_epoch)``
+    after each and stopping where it says so; returns the mean loss of each tenth of them."""
     clip_norm = lm.elmo_config.clip_norm
     step, losses, history = 0, [], []
     for epoch in range(config.epochs):
-        for group in data.batches(config.batch_tokens, np.random.default_rng([config.seed, epoch])):
+        groups_of_epoch = data.batches(config.batch_tokens, np.random.default_rng([config.seed, epoch]))
+        for number, group in enumerate(groups_of_epoch, start=1):
             _set_rates(optimizer, _schedule_scale(config, step, total_steps))
             with autocast(device, dtype):
                 loss, _ = lm.batch_loss(data.batch(group).to(device))
@@ -179,8 +185,8 @@ def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, 
             if step % max(1, total_steps // 10) == 0 or step == total_steps:
                 history.append({"step": step, "loss": float(np.mean(losses))})
                 losses = []
-        if end_epoch(step):
-            break
+            if stepped(step, epoch, number, len(groups_of_epoch)):
+                return history
     return history
 
 
