@@ -145,13 +145,18 @@ def scatter_words(points: np.ndarray, words: Sequence[str], ax=None, highlight: 
     return ax
 
 
+EXACT_TSNE_POINTS = 500  # up to here the exact gradient is faster than Barnes-Hut's approximation
+
+
 def tsne(vectors: np.ndarray, seed: int = 0, perplexity: float = 30.0) -> np.ndarray:
-    """``(n, 2)`` t-SNE map of ``(n, d)`` vectors by cosine distance (scikit-learn)."""
+    """``(n, 2)`` t-SNE map of ``(n, d)`` vectors by cosine distance (scikit-learn): the exact
+    gradient for at most ``EXACT_TSNE_POINTS`` points, Barnes-Hut's O(n log n) one for more."""
     from sklearn.manifold import TSNE
 
     vectors = np.asarray(vectors, dtype=np.float64)
     perplexity = min(perplexity, max(2.0, (len(vectors) - 1) / 3))
-    return TSNE(n_components=2, metric="cosine", init="pca", perplexity=perplexity,
+    method = "exact" if len(vectors) <= EXACT_TSNE_POINTS else "barnes_hut"
+    return TSNE(n_components=2, metric="cosine", init="pca", perplexity=perplexity, method=method,
                 random_state=seed).fit_transform(vectors)
 
 

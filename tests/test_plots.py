@@ -84,3 +84,14 @@ def test_analogy_arrows_draw_one_arrow_per_pair_and_name_missing_words():
     with pytest.raises(ValueError, match="'moscow'"):
         plots.analogy_arrows(kv, [("moscow", "russia")])
     plt.close("all")
+
+
+def test_tsne_keeps_clusters_apart():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(3, 50)) * 5
+    vectors = np.concatenate([centre + rng.normal(size=(20, 50)) for centre in centres])
+    labels = np.repeat(np.arange(3), 20)
+    points = plots.tsne(vectors, seed=0)
+    assert points.shape == (60, 2) and len(vectors) <= plots.EXACT_TSNE_POINTS
+    distances = np.linalg.norm(points[:, None] - points[None], axis=-1) + np.eye(60) * 1e9
+    assert (labels[distances.argmin(axis=1)] == labels).all()
