@@ -292,6 +292,26 @@ def bag_of_context_vectors(probes: list[ProbeSentence], keyed_vectors) -> np.nda
     return vectors
 
 
+def occurrence_labels(probes: list[ProbeSentence], window: int = 4, separator: str = " ") -> list[str]:
+    """One label per probe sentence, for a map of the occurrences: ``"word · sense · …context…"``.
+
+    The context is the target word with up to ``window`` words either side, joined by
+    ``separator`` (``""`` for Chinese); ``…`` marks where the sentence goes on. Labels are unique:
+    where two would be equal, each of them ends with its line in the probe file (``· line N``).
+    """
+    if window < 0:
+        raise SettingError(f"the window must be 0 or more words either side, got {window}")
+    labels = []
+    for probe in probes:
+        start, end = max(0, probe.position - window), min(len(probe.tokens), probe.position + window + 1)
+        context = separator.join(probe.tokens[start:end])
+        labels.append(f"{probe.word} · {probe.sense} · {'…' if start > 0 else ''}{context}"
+                      f"{'…' if end < len(probe.tokens) else ''}")
+    repeated = {label for label, count in Counter(labels).items() if count > 1}
+    return [f"{label} · line {probe.line}" if label in repeated else label
+            for label, probe in zip(labels, probes, strict=True)]
+
+
 def probe_model(model, probes: list[ProbeSentence], untrained=None, context_vectors=None) -> list[dict]:
     """The sense probe of every target word, per layer, beside the controls.
 

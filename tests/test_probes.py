@@ -23,6 +23,7 @@ from course.probes import (
     format_probe_table,
     most_frequent_tag_accuracy,
     nearest_contexts,
+    occurrence_labels,
     pos_probe,
     probe_model,
     probe_splits,
@@ -257,6 +258,23 @@ def test_bag_of_context_leaves_out_the_target_word_and_tells_senses_by_their_nei
     np.testing.assert_array_equal(bags[4], 0.0)  # no known word besides the target: zeros
     figures = sense_probe(bags[:4], [p.sense for p in probes[:4]])
     assert figures["knn_accuracy"] == 1.0 and figures["separation"] > 0.5
+
+
+def test_occurrence_labels_show_word_sense_and_context_and_are_unique(tmp_path):
+    probes = read_probes(write(tmp_path, GOOD + "fish\tverb\tbirds fish\n"))
+    assert occurrence_labels(probes) == [
+        "fish · noun · a big fish sees the cat", "fish · noun · a big fish sees the dog",
+        "fish · verb · the cat can fish well", "fish · verb · the dog can fish well", "fish · verb · birds fish"]
+    # one word either side: the two nouns read alike, so both name their line; the cut is marked
+    assert occurrence_labels(probes, window=1) == [
+        "fish · noun · …big fish sees… · line 2", "fish · noun · …big fish sees… · line 3",
+        "fish · verb · …can fish well · line 4", "fish · verb · …can fish well · line 5", "fish · verb · birds fish"]
+    chinese = read_probes(write(tmp_path, HEADER + "包袱\t负担\t卸 下 历史 包袱\n包袱\t负担\t放下 思想 包袱 吧\n"
+                                               "包袱\t笑料\t抖 包袱\n包袱\t笑料\t他 的 包袱 响\n", "zh.tsv"))
+    assert occurrence_labels(chinese, window=1, separator="")[:2] == ["包袱 · 负担 · …历史包袱",
+                                                                     "包袱 · 负担 · …思想包袱吧"]
+    with pytest.raises(SettingError, match="window"):
+        occurrence_labels(probes, window=-1)
 
 
 def test_probe_model_with_the_bag_of_context_control_and_its_summary(toy, tmp_path):

@@ -17,7 +17,10 @@ One job per file:
   held-out perplexity after each epoch, checkpoints, resuming;
 - :mod:`~course.transformer.embedder`: the L + 1 layers of each token of a sentence;
 - :mod:`~course.transformer.model`: :class:`Transformer`, everything above in one object, and its file;
-- :mod:`~course.transformer.course_models`: the models the notebooks share, per corpus, objective and profile.
+- :mod:`~course.transformer.course_models`: the models the notebooks share, per corpus, objective and profile;
+- :mod:`~course.transformer.bert_input`: one BERT pretraining example, ``[CLS] A [SEP] B [SEP]`` with segments;
+- :mod:`~course.transformer.classifier`: :func:`~course.transformer.classifier.fine_tune`, a pretrained model
+  fine-tuned with a classifier head, GPT's input transformation or BERT's ``[CLS]``.
 """
 
 import os

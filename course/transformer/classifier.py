@@ -1,0 +1,405 @@
+"""Fine-tuning a pretrained course Transformer on labelled texts: GPT's input transformation and
+BERT's ``[CLS]`` (Radford et al., 2018, section 3.3; Devlin et al., 2019, sections 3 and 4).
+
+The pretrained network is copied (the model given is never changed); each text of n words (cut to
+``max_tokens``, unseen words as ``<unk>``, as the pretrained model reads them) is wrapped as its
+paper does, and a linear head reads one position's top state h (the last block's output, under the
+pretrained final layer norm LN):
+
+GPT-style, for a causal model, the *input transformation*:
+
+    <start> w_1 .. w_n <extract>                                       (n + 2 positions)
+
+``<start>`` and ``<extract>`` are two new rows appended to the pretrained table,
+E' = [E; e_start; e_extract] of ``(V + 2, d)``, drawn from N(0, 0.02^2); the V pretrained rows are
+unchanged at step 0. In a causal model only the last position has read the whole text, so the head
+reads h^m, the top state at ``<extract>``:
+
+    P(y | x) = softmax(Dropout(LN(h^m)) W_y + b_y),                    W_y (d, C), b_y (C,)
+    L_3 = L_2 + lambda L_1,    L_2 = -log P(y | x),    lambda = ``lm_weight`` (0.5 in the paper)
+    L_1 = -(1 / n) sum_{t=0}^{n-1} log p(w_{t+1} | <start> w_1 .. w_t)
+
+L_1, the auxiliary language-model loss, is the pretrained model's own objective on the task's text,
+with its tied softmax over the V words (LN(h_t) E^T + b).
+
+BERT-style, for a masked model: ``[CLS] w_1 .. w_n [SEP]``, each position's input the sum
+
+    x_t = E[w_t] + P[t] + S[s_t],           S (2, d): the segment table, s_t = 0 (segment A)
+
+``[CLS]`` and ``[SEP]`` are the pretrained ``<bos>`` and ``<eos>``: the course's BERT read every
+sentence between them, at these places. It was pretrained on single sentences, without segments or
+next-sentence prediction (:mod:`~course.transformer.bert_input`), so S is new here and starts at
+zero, leaving the pretrained input unchanged at step 0; a single text is one segment, A, so only
+S[0] trains (a second segment, B, is for pairs of texts). The head reads the top state at ``[CLS]``,
+with no pooler (BERT's tanh pooler was trained by next-sentence prediction, which ours never had):
+
+    P(y | x) = softmax(Dropout(LN(h_[CLS])) W_y + b_y),               L = -log P(y | x)
+
+BERT fine-tunes on the task's loss alone, so ``lm_weight`` is not used for a masked model.
+
+Training (:func:`fine_tune`): AdamW (weight decay on the weight matrices only), the learning rate
+rising linearly over the first ``warmup_share`` of the steps and then falling linearly to 0 (as both
+papers), gradients clipped to norm ``clip_norm``, batches of ``batch_size`` texts of similar length
+drawn from (seed, epoch). The dev error is measured after ``evaluations`` epochs evenly spread (the
+last included); the weights of the best measurement are kept and training stops after ``patience``
+measurements without a better one (:class:`course.lm_training.KeepBest`, as the course's language
+models keep their best held-out perplexity; ties keep the earlier epoch), so the epoch is chosen on
+dev, never on test.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..devices import resolve_device
+from ..elmo.model import TrainingState
+from ..elmo.training import cpu_threads
+from ..errors import SettingError
+from ..fields import choose_preset, setting
+from ..lm_training import KeepBest
+from ..tagger.training import evaluation_epochs
+from .model import Transformer
+from .perplexity import autocast
+
+# The pretrained vocabulary must hold at least this share of the labelled texts' words. Of the reviews' words the
+# course's People's Daily Transformers hold 78%, their smoke versions 38%, the English wiki-en ones 1.7%.
+MIN_COVERAGE = 0.25
+STYLES = {"causal": "GPT", "masked": "BERT"}
+
+
+@dataclass(frozen=True)
+class FineTuneConfig:
+    """The settings of fine-tuning a pretrained Transformer with a classifier head."""
+
+    lm_weight: float = setting(0.5, "GPT-style: lambda, the weight of the auxiliary language-model loss (0: "
+                                    "none); a masked model fine-tunes on the task's loss alone")
+    max_tokens: int = setting(100, "a text is cut to its first max_tokens words (and to the position table)")
+    dropout: float = setting(0.1, "dropout on the head's input (the network keeps its own)")
+    epochs: int = setting(10, "passes over the labelled texts")
+    evaluations: int = setting(5, "dev evaluations over the run, evenly spread, the last epoch's included; the "
+                                  "best one's weights are kept")
+    batch_size: int = setting(16, "texts per step")
+    lr: float = setting(5e-4, "AdamW's largest learning rate, after the warm-up (chosen on dev reviews)")
+    warmup_share: float = 0.1  # of all steps, the rate rising linearly from 0; then falling linearly to 0
+    weight_decay: float = 0.01
+    clip_norm: float = 1.0
+    patience: int = setting(0, "stop after this many dev evaluations without a better error (0: never)")
+    seed: int = setting(1, "draws the new rows, the head, the batches and dropout")
+    threads: int = setting(1, "CPU threads for torch")
+    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+    preset: str = field(default="custom", compare=False)
+
+    def __post_init__(self):
+        checks = [
+            (self.lm_weight >= 0, f"lm_weight (lambda) must not be negative, got {self.lm_weight}"),
+            (self.max_tokens >= 1, f"max_tokens must be at least 1, got {self.max_tokens}"),
+            (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
+            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
+            (self.evaluations >= 1, f"evaluations must be at least 1, got {self.evaluations}"),
+            (self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
+            (self.lr > 0, f"lr must be positive, got {self.lr}"),
+            (0 <= self.warmup_share < 1, f"warmup_share must be in [0, 1), got {self.warmup_share}"),
+            (self.weight_decay >= 0, f"weight_decay must not be negative, got {self.weight_decay}"),
+            (self.clip_norm > 0, f"clip_norm must be positive, got {self.clip_norm}"),
+            (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
+            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise SettingError(message)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PRESETS: dict[str, FineTuneConfig] = {
+    "cpu": FineTuneConfig(preset="cpu"),  # the course's cpu Transformers on a 2-core CPU
+    "smoke": FineTuneConfig(epochs=2, max_tokens=30, preset="smoke"),  # tests the mechanics in seconds
+}
+
+
+def preset(name: str, **overrides) -> FineTuneConfig:
+    """The preset ``name`` (``"cpu"`` or ``"smoke"``) with any field replaced by ``overrides``.
+
+    Raises:
+        SettingError: an unknown preset or field, or a value that makes no sense.
+    """
+    return choose_preset(PRESETS, name, overrides, "fine-tuning")
+
+
+def word_coverage(model: Transformer, texts: Sequence[Sequence[str]]) -> float:
+    """The share of the words of ``texts`` that ``model``'s vocabulary holds (the rest are ``<unk>`` to it)."""
+    known = model.words.word_to_id
+    words = [word for text in texts for word in text]
+    return sum(word in known for word in words) / max(len(words), 1)
+
+
+def check_language(model: Transformer, texts: Sequence[Sequence[str]]) -> float:
+    """Refuse a model pretrained on another language: one whose vocabulary holds less than
+    :data:`MIN_COVERAGE` of the words of ``texts``. Returns the coverage.
+
+    Raises:
+        SettingError: one line with the coverage and what to do.
+    """
+    share = word_coverage(model, texts)
+    if share < MIN_COVERAGE:
+        raise SettingError(f"the pretrained model knows {share:.1%} of the words of these texts (at least "
+                           f"{MIN_COVERAGE:.0%} needed): it was pretrained on another language or corpus; pretrain "
+                           f"it on text like these, e.g. course_transformer('peoples-daily-zh', ...) for Chinese")
+    return share
+
+
+class TransformerClassifier(nn.Module):
+    """A copy of a pretrained Transformer with its input wrapped as its paper does and a linear head
+    on one position (see the module's docstring).
+
+    Args:
+        model: the pretrained :class:`~course.transformer.model.Transformer` (causal: GPT-style; masked:
+            BERT-style); it is copied, never changed.
+        classes: C, how many labels.
+        config: the settings (``seed`` draws the new rows and the head, ``max_tokens`` cuts the texts).
+
+    Attributes (after :func:`fine_tune`): ``history`` (per epoch: ``epoch``, the mean task ``loss`` and
+    ``lm_loss``, ``dev_error``, None where dev was not measured), ``best_epoch``, ``epochs`` (run) and
+    ``seconds`` (in training steps, evaluations not counted).
+    """
+
+    def __init__(self, model: Transformer, classes: int = 2, config: FineTuneConfig = FineTuneConfig()):
+        super().__init__()
+        self.words, self.model_config, self.config = model.words, model.config, config
+        self.style = STYLES[model.config.objective]
+        self.vocab_size = len(model.words)
+        self.max_tokens = min(config.max_tokens, model.config.max_words)
+        self.network = copy.deepcopy(model.network).cpu()
+        dim = model.config.dim
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(config.seed)
+            if self.style == "GPT":
+                pretrained = self.network.token_embedding.weight.detach()
+                table = nn.Embedding(self.vocab_size + 2, dim)  # E' = [E; e_start; e_extract]
+                with torch.no_grad():
+                    table.weight[:self.vocab_size] = pretrained
+                    nn.init.normal_(table.weight[self.vocab_size:], std=0.02)
+                self.network.token_embedding = table
+                self.start_id, self.end_id = self.vocab_size, self.vocab_size + 1
+                self.segment_embedding = None
+            else:
+                self.start_id, self.end_id = model.words.bos_id, model.words.eos_id  # [CLS], [SEP]
+                self.segment_embedding = nn.Embedding(2, dim)  # S: segments A and B
+                nn.init.zeros_(self.segment_embedding.weight)
+            self.dropout = nn.Dropout(config.dropout)
+            self.head = nn.Linear(dim, classes)  # W_y, b_y
+            nn.init.normal_(self.head.weight, std=0.02)
+            nn.init.zeros_(self.head.bias)
+        self.to(model.device)
+
+    @property
+    def device(self) -> torch.device:
+        return self.head.weight.device
+
+    @property
+    def start_token(self) -> str:
+        return "<start>" if self.style == "GPT" else "[CLS]"
+
+    @property
+    def end_token(self) -> str:
+        return "<extract>" if self.style == "GPT" else "[SEP]"
+
+    def inputs(self, texts: Sequence[Sequence[str]]) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(ids, mask)``, both ``(B, T)``: each text cut to ``max_tokens`` words, as vocabulary ids
+        (unseen words ``<unk>``) between the start and end tokens, padded to T = the longest + 2;
+        ``mask`` is True at real positions."""
+        encoded = [self.words.encode(list(text)[:self.max_tokens]) for text in texts]
+        width = max(len(ids) for ids in encoded) + 2
+        ids = np.full((len(encoded), width), self.words.pad_id, dtype=np.int64)
+        mask = np.zeros((len(encoded), width), dtype=bool)
+        for row, sentence in enumerate(encoded):
+            ids[row, :len(sentence) + 2] = [self.start_id, *sentence, self.end_id]
+            mask[row, :len(sentence) + 2] = True
+        return torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
+
+    def top_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``(B, T)`` ids and mask -> ``(B, T, d)`` top states: the blocks over
+        x_t = E'[id_t] + P[t] (+ S[0] for BERT, every position in segment A), as the pretrained
+        network computes them, its causal mask included for GPT."""
+        network = self.network
+        x = network.token_embedding(ids)  # (B, T, d)
+        if self.segment_embedding is not None:
+            x = x + self.segment_embedding(torch.zeros_like(ids))
+        h = network.dropout(x + network.position_embedding(torch.arange(ids.shape[1], device=ids.device)))
+        for block in network.blocks:
+            h, _ = block(h, mask, network.causal, False)
+        return h
+
+    def read_positions(self, mask: torch.Tensor) -> torch.Tensor:
+        """``(B,)`` the position the head reads: ``<extract>`` (the last real one) for GPT, ``[CLS]`` (0) for BERT."""
+        return mask.sum(1) - 1 if self.style == "GPT" else torch.zeros(mask.shape[0], dtype=torch.long,
+                                                                        device=mask.device)
+
+    def logits_and_lm_loss(self, texts: Sequence[Sequence[str]]) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (B, C), L_1)``: the head's scores, and for GPT the auxiliary LM loss L_1, the mean
+        -log p(w_{t+1} | <start> w_1 .. w_t) over the texts' words (0 for BERT)."""
+        ids, mask = self.inputs(texts)
+        top = self.top_states(ids, mask)  # (B, T, d)
+        normed = self.network.final_norm(top)
+        read = normed[torch.arange(len(ids), device=ids.device), self.read_positions(mask)]  # (B, d)
+        logits = self.head(self.dropout(read)).float()
+        if self.style != "GPT":
+            return logits, logits.new_zeros(())
+        targets = ids[:, 1:]
+        predicted = mask[:, 1:] & (targets != self.end_id)  # the words, not <extract>
+        table = self.network.token_embedding.weight[:self.vocab_size]  # the tied softmax's V rows
+        scores = (normed[:, :-1][predicted] @ table.t()).float() + self.network.output_bias  # (N, V)
+        if scores.shape[0] == 0:
+            return logits, logits.new_zeros(())
+        return logits, nn.functional.cross_entropy(scores, targets[predicted])
+
+    def forward(self, texts: Sequence[Sequence[str]]) -> torch.Tensor:
+        """Lists of words -> ``(B, C)`` logits."""
+        return self.logits_and_lm_loss(texts)[0]
+
+    def loss(self, texts: Sequence[Sequence[str]], labels: Sequence[int],
+             lm_weight: float | None = None) -> torch.Tensor:
+        """L_3 = L_2 + lambda L_1 (GPT) or L_2 (BERT), means over the batch; ``lm_weight``: lambda
+        (default ``config.lm_weight``)."""
+        weight = self.config.lm_weight if lm_weight is None else lm_weight
+        if weight < 0:
+            raise SettingError(f"lm_weight (lambda) must not be negative, got {weight}")
+        logits, lm_loss = self.logits_and_lm_loss(texts)
+        task = nn.functional.cross_entropy(logits, torch.as_tensor(list(labels), device=logits.device))
+        return task + weight * lm_loss if self.style == "GPT" else task
+
+    @torch.no_grad()
+    def predict(self, texts: Sequence[Sequence[str]], batch_size: int = 64) -> np.ndarray:
+        """The most likely label of each text (int array), in eval mode (then back to the mode it was in)."""
+        texts = [list(t) for t in texts]
+        was_training = self.training
+        self.eval()
+        out = np.zeros(len(texts), dtype=np.int64)
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        try:
+            with autocast(self.model_config, self.device):
+                for start in range(0, len(order), batch_size):
+                    rows = order[start:start + batch_size]
+                    out[rows] = self([texts[i] for i in rows]).argmax(-1).cpu().numpy()
+        finally:
+            self.train(was_training)
+        return out
+
+    def error_rate(self, texts: Sequence[Sequence[str]], labels: Sequence[int]) -> float:
+        """The share of ``texts`` whose label it gets wrong."""
+        return float(np.mean(self.predict(texts) != np.asarray(list(labels))))
+
+
+def learning_rate(config: FineTuneConfig, step: int, total_steps: int) -> float:
+    """lr_t = lr (t + 1) / W for t < W = max(1, warmup_share T), then lr (T - t) / (T - W): linear to 0."""
+    warmup = max(1, round(config.warmup_share * total_steps))
+    if step < warmup:
+        return config.lr * (step + 1) / warmup
+    return config.lr * max(0.0, (total_steps - step) / max(1, total_steps - warmup))
+
+
+def length_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """One epoch's batches of text indexes: shuffled, sorted by length within pools of 20 batches (less
+    padding), cut into batches, the batches shuffled."""
+    order = rng.permutation(len(lengths))
+    pool = 20 * batch_size
+    out = []
+    for start in range(0, len(order), pool):
+        part = order[start:start + pool]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequence[int],
+              dev_texts: Sequence[Sequence[str]], dev_labels: Sequence[int],
+              config: FineTuneConfig = FineTuneConfig(), classes: int | None = None,
+              progress: bool = False) -> TransformerClassifier:
+    """Fine-tune ``model`` (a copy of it) with a classifier head on labelled texts, keeping its best
+    epoch on the dev texts.
+
+    Args:
+        model: the pretrained Transformer: causal (GPT-style input transformation, head on
+            ``<extract>``, auxiliary LM loss weighted ``config.lm_weight``) or masked (BERT-style,
+            head on ``[CLS]``).
+        texts, labels: lists of words and their labels 0 .. C - 1.
+        dev_texts, dev_labels: where the epoch is chosen.
+        classes: C (default: the largest label + 1, at least 2).
+
+    Returns:
+        The :class:`TransformerClassifier` with the best epoch's weights, in eval mode.
+
+    Raises:
+        SettingError: no texts or no dev texts, labels that do not match the texts, or a model whose
+            vocabulary holds less than :data:`MIN_COVERAGE` of the texts' words (another language).
+    """
+    texts, dev_texts = [list(t) for t in texts], [list(t) for t in dev_texts]
+    labels, dev_labels = np.asarray(list(labels), dtype=np.int64), np.asarray(list(dev_labels), dtype=np.int64)
+    if not texts or not dev_texts:
+        raise SettingError("fine-tuning needs labelled texts and dev texts to choose the epoch on")
+    if len(labels) != len(texts) or len(dev_labels) != len(dev_texts):
+        raise SettingError(f"{len(texts)} texts with {len(labels)} labels and {len(dev_texts)} dev texts with "
+                           f"{len(dev_labels)} labels: give one label per text")
+    classes = classes or max(2, int(max(labels.max(), dev_labels.max())) + 1)
+    if labels.min() < 0 or max(labels.max(), dev_labels.max()) >= classes:
+        raise SettingError(f"labels must be 0 .. {classes - 1}")
+    check_language(model, texts)
+    device = resolve_device(config.device)
+    classifier = TransformerClassifier(model, classes, config).to(device)
+    decay = [p for p in classifier.parameters() if p.dim() >= 2]
+    rest = [p for p in classifier.parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr)
+    lengths = np.array([min(len(t), classifier.max_tokens) for t in texts])
+    steps_per_epoch = math.ceil(len(texts) / config.batch_size)
+    total_steps = config.epochs * steps_per_epoch
+    measured = evaluation_epochs(config.epochs, config.evaluations)
+    state = TrainingState()
+    best = KeepBest(classifier, state, config.patience)
+    history, step, seconds = [], 0, 0.0
+    from tqdm.auto import tqdm
+
+    with cpu_threads(device, config.threads), tqdm(total=config.epochs, desc=f"fine-tuning {classifier.style}",
+                                                   unit="epoch", disable=not progress, leave=False) as bar:
+        for epoch in range(1, config.epochs + 1):
+            clock = time.perf_counter()
+            classifier.train()
+            torch.manual_seed(config.seed * 1_000 + epoch)
+            losses, lm_losses = [], []
+            for rows in length_batches(lengths, config.batch_size, np.random.default_rng([config.seed, epoch])):
+                for group in optimizer.param_groups:
+                    group["lr"] = learning_rate(config, step, total_steps)
+                with autocast(model.config, device):
+                    logits, lm_loss = classifier.logits_and_lm_loss([texts[i] for i in rows])
+                task = nn.functional.cross_entropy(logits, torch.from_numpy(labels[rows]).to(device))
+                loss = task + config.lm_weight * lm_loss if classifier.style == "GPT" else task
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(classifier.parameters(), config.clip_norm)
+                optimizer.step()
+                losses.append(task.item())
+                lm_losses.append(lm_loss.item())
+                step += 1
+            seconds += time.perf_counter() - clock
+            dev_error = classifier.error_rate(dev_texts, dev_labels) if epoch in measured else None
+            history.append({"epoch": epoch, "loss": float(np.mean(losses)), "lm_loss": float(np.mean(lm_losses)),
+                            "dev_error": dev_error})
+            bar.update(1)
+            if dev_error is not None:
+                bar.set_postfix(dev_error=f"{dev_error:.3f}", refresh=False)
+                if best.measured({"epoch": epoch, "step": step, "dev_error": dev_error}, dev_error):
+                    break
+    best.restore()
+    classifier.eval()
+    classifier.history, classifier.best_epoch = history, state.best["epoch"]
+    classifier.epochs, classifier.seconds = len(history), seconds
+    return classifier
