@@ -3,6 +3,7 @@ prints in each edition, the Chinese build, student versions and grading."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -324,3 +325,7 @@ def test_the_chinese_edition_builds_in_the_smoke_profile(tmp_path):
     assert fetched == {page.name: [] for page in pages}  # every page works offline
     assert all('src="../static/mathjax/MathJax.js' in page.read_text(encoding="utf-8") for page in pages[1:])
     assert (tmp_path / "zh" / "static" / "mathjax" / "MathJax.js").is_file()
+    for stem in ("02", "04", "05", "07", "11"):  # the notebooks a reader explores hold interactive maps
+        page = next(path for path in pages[1:] if path.name.startswith(stem)).read_text(encoding="utf-8")
+        maps = re.findall(r"<iframe srcdoc='(.*?)' style=", page, flags=re.DOTALL)
+        assert maps and all("Bokeh" in m and len(m.encode()) < 2_000_000 for m in maps), (stem, len(maps))
