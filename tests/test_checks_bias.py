@@ -90,11 +90,11 @@ MISTAKES = [  # (flags, phrases the message must contain)
 ]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
 def _named(flags: dict) -> str:
     return ",".join(f"{key}={getattr(value, '__name__', value)}" for key, value in flags.items())
 
 
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize(("flags", "phrases"), MISTAKES, ids=[_named(flags) for flags, _ in MISTAKES])
 def test_a_mistake_fails_with_a_message_that_names_it(flags, phrases, seed, capsys):
     message = failure_message(check_weat_effect_size, wrong(**flags), capsys, seed=seed)
