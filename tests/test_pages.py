@@ -6,9 +6,11 @@ The browser test needs Debian's Chromium (``apt-get install -y chromium``) and s
 """
 
 import fcntl
+import html
 import json
 import os
 import queue
+import re
 import shutil
 import socketserver
 import subprocess
@@ -373,3 +375,16 @@ def test_a_built_page_draws_its_formula_and_its_map_offline_in_a_browser(tmp_pat
     assert [url for url in requests if not url.startswith(("file:", "data:", "about:", "blob:"))] == []
     # MathJax's blank font is url('about:blank'), failing on purpose; anything else missing is a file left out
     assert [failure for failure in failures if not failure.startswith("about:blank:")] == [] and exceptions == []
+
+
+def test_framed_pages_keep_their_short_quoting():
+    from course.teaching.pages import compact_frames
+
+    framed = """<html><body><script>if (a < b && c > "d") { e = 'f'; }</script></body></html>"""
+    double = f'<iframe srcdoc="{html.escape(framed, quote=True)}" style="border: 0"></iframe>'
+    compact = compact_frames(f"<p>before</p>{double}<p>after</p>")
+    assert compact.startswith("<p>before</p><iframe srcdoc='")
+    assert compact.endswith(' style="border: 0"></iframe><p>after</p>')
+    value = re.search(r"srcdoc='([^']*)'", compact).group(1)
+    assert html.unescape(value) == framed and len(value) < len(html.escape(framed, quote=True))
+    assert compact_frames("<p>no frame</p>") == "<p>no frame</p>"
