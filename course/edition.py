@@ -142,6 +142,18 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "在 {labels:,} 个标注句子下，在输出端也加入 ELMo 的作用没有超出波动：{seeds} 个种子平均 F1 "
               "{margin:+.3f}，落在配对差值 ± {spread:.3f} 的波动之内。"},
     # notebooks 07 and 11: maps of the occurrences of the probe words
+    # notebook 11, GPT and BERT fine-tuned on the reviews
+    "finetune classifier": {"en": "classifier", "zh": "分类器"},
+    "finetune error": {"en": "test error, {n:,} labels", "zh": "测试错误率，{n:,} 个标签"},
+    "finetune one seed": {"en": "{a} {mean_a:.3f}, {b} {mean_b:.3f} (one seed: no spread, nothing told apart)",
+                          "zh": "{a} {mean_a:.3f}，{b} {mean_b:.3f}（只有一个随机种子：没有波动范围，无从区分）"},
+    "finetune within": {"en": "{a} and {b} are within each other's spread ({mean_a:.3f} and {mean_b:.3f})",
+                        "zh": "{a} 与 {b} 在彼此的波动范围之内（{mean_a:.3f} 与 {mean_b:.3f}）"},
+    "finetune beyond": {"en": "{better} makes fewer errors than {worse} ({low:.3f} against {high:.3f}, beyond the "
+                                 "spreads)",
+                        "zh": "{better} 的错误少于 {worse}（{low:.3f} 对 {high:.3f}，超出了波动范围）"},
+    "finetune said": {"en": "{n:,} labels, seeds {seeds}: {said}.", "zh": "{n:,} 个标签，随机种子 {seeds}：{said}。"},
+    "finetune joiner": {"en": "; ", "zh": "；"},
     "occurrence map static": {"en": "layer 0 (static)", "zh": "第 0 层（静态）"},
     "occurrence map layer": {"en": "layer {layer}", "zh": "第 {layer} 层"},
     "occurrence map bag": {"en": "bag of context", "zh": "上下文词袋"},
