@@ -32,6 +32,7 @@ from ..checkpoints import (
 )
 from ..devices import check_memory, resolve_device
 from ..errors import SettingError
+from ..labelled import length_batches
 from ..ner import LABELS
 from .config import TaggerConfig, epochs_for
 from .inputs import ElmoFeatures, ElmoInput, LearnedEmbeddings, StaticVectors
@@ -125,15 +126,7 @@ def _optimizer(tagger: Tagger, config: TaggerConfig) -> torch.optim.Optimizer:
 def batches(sentences, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """One epoch's batches of sentence indexes: shuffled, then sorted by length within pools of 20
     batches so that a batch holds sentences of similar length (less padding), in shuffled order."""
-    order = rng.permutation(len(sentences))
-    pool = 20 * batch_size
-    lengths = np.array([len(s.words) for s in sentences])
-    out = []
-    for start in range(0, len(order), pool):
-        part = order[start:start + pool]
-        part = part[np.argsort(lengths[part], kind="stable")]
-        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
-    return [out[i] for i in rng.permutation(len(out))]
+    return length_batches(np.array([len(s.words) for s in sentences]), batch_size, rng)
 
 
 def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:

@@ -64,6 +64,7 @@ from ..elmo.model import TrainingState
 from ..elmo.training import cpu_threads
 from ..errors import SettingError
 from ..fields import choose_preset, setting
+from ..labelled import length_batches
 from ..lm_training import KeepBest
 from ..tagger.training import evaluation_epochs
 from .model import Transformer
@@ -305,19 +306,6 @@ def learning_rate(config: FineTuneConfig, step: int, total_steps: int) -> float:
     if step < warmup:
         return config.lr * (step + 1) / warmup
     return config.lr * max(0.0, (total_steps - step) / max(1, total_steps - warmup))
-
-
-def length_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """One epoch's batches of text indexes: shuffled, sorted by length within pools of 20 batches (less
-    padding), cut into batches, the batches shuffled."""
-    order = rng.permutation(len(lengths))
-    pool = 20 * batch_size
-    out = []
-    for start in range(0, len(order), pool):
-        part = order[start:start + pool]
-        part = part[np.argsort(lengths[part], kind="stable")]
-        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
-    return [out[i] for i in rng.permutation(len(out))]
 
 
 def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequence[int],
