@@ -279,6 +279,20 @@ def test_a_cell_that_never_ends_fails_its_assignment_alone_and_the_grade_returns
     assert "crashed the kernel" in graded["dies"]["reason"]
 
 
+def test_a_kernel_killed_at_its_deadline_is_replaced_even_while_it_still_looks_alive(tmp_path, monkeypatch):
+    # SIGKILL is delivered when the system gets to it: just after the kill, /proc can still show the kernel running.
+    from course.teaching import sandbox
+
+    monkeypatch.setattr(sandbox, "gone", lambda pid: False)
+    stall = stalling("ignores_interrupts", STALLS["ignores_interrupts"])
+    check = grade_cell("ignores_interrupts", "assert ignores_interrupts() == 1")
+    notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, stall, check, TRIPLE, TRIPLE_CHECK)
+    teacher = write(notebook, tmp_path / "teacher" / "01_toy.ipynb")
+    report = grade_notebook(teacher, timeout=3, source_dir=teacher.parent)
+    assert scores(report) == {"double": 1, "ignores_interrupts": 0, "triple": 2}, reasons(report)
+    assert "ran longer than 3 s and was stopped" in reasons(report)["ignores_interrupts"]
+
+
 def test_a_start_up_file_left_behind_is_not_run_by_the_next_kernel(tmp_path):
     poison = stalling("poison", "import os\nfolder = os.path.join(os.environ['IPYTHONDIR'], 'profile_default', "
                                 "'startup')\ntry:\n    os.makedirs(folder, exist_ok=True)\n"

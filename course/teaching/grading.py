@@ -270,7 +270,7 @@ class _Runner:
         self.clock, self.offset = clock, offset  # offset: cells put before the notebook's own
         self.env = env
         self.succeeded: list[int] = []
-        self.cut_short = self.broken = False
+        self.cut_short = self.broken = self.killed = False
 
     # The kernel's own stderr (start-up warnings, a crash's last words) is not the student's output.
     async def _start(self) -> None:
@@ -300,6 +300,7 @@ class _Runner:
         pid = self._pid()
         if pid is None:
             return
+        self.killed = True
         for send in (os.killpg, os.kill):
             try:
                 send(pid, signal.SIGKILL)
@@ -327,6 +328,7 @@ class _Runner:
 
         cell.outputs = []
         self.client.kept = 0
+        self.killed = False
         before = asyncio.all_tasks()
         task = asyncio.ensure_future(self.client.async_execute_cell(cell, index, store_history=False))
         watchdog = threading.Timer(seconds + 2 * GRACE + 1, self.kill)
@@ -375,7 +377,8 @@ class _Runner:
         if self.broken:
             return "crash"
         problem = run_sync(self._execute)(cell, index, seconds)
-        if problem is not None and not (problem == "timeout" and self._alive()):
+        # A SIGKILL is not delivered at once: a kernel just killed can still look alive here.
+        if problem is not None and not (problem == "timeout" and not self.killed and self._alive()):
             self.restart()
         return problem
 
@@ -396,7 +399,8 @@ class _Runner:
             if seconds <= 0:
                 return
             # A cell that fails now leaves the kernel as it is: the cells after it will say what is missing.
-            if run_sync(self._execute)(self.client.nb.cells[index], index, seconds) is not None and not self._alive():
+            if run_sync(self._execute)(self.client.nb.cells[index], index, seconds) is not None and \
+                    (self.killed or not self._alive()):
                 self.stop()
                 try:
                     self.start()
