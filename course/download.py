@@ -1,8 +1,9 @@
 """Cached, checksummed, atomic downloads with a progress bar.
 
-A file is fetched once into ``data/cache/downloads/``; its size and SHA-256 are checked while it
-streams in, and it appears under its final name only when both match. An interrupted or corrupt
-download leaves nothing behind but an error.
+A file is fetched once into ``data/cache/downloads/``; its size and SHA-256 (or, where only that is
+published, its MD5) are checked while it streams in, and it appears under its final name only when
+they match. An interrupted or corrupt download leaves nothing behind but an error. A file with
+mirrors is fetched from the first place that gives the right bytes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 import http.client
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,9 +26,11 @@ CHUNK_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """A file on the web and what it must be: its exact size and, where known, its SHA-256.
+    """A file on the web and what it must be: its exact size and, where known, its SHA-256 (``md5``
+    where only an MD5 is published).
 
     ``members`` maps a file inside a zip archive to that member's SHA-256, checked on extraction.
+    ``mirrors``: other URLs of the same file, tried in turn when one fails.
     """
 
     url: str
@@ -34,75 +38,98 @@ class RemoteFile:
     size: int | None = None
     sha256: str | None = None
     members: dict[str, str] = field(default_factory=dict)
+    md5: str | None = None
+    mirrors: tuple[str, ...] = ()
 
 
-def sha256_of(path: str | Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
+def sha256_of(path: str | Path, algorithm: str = "sha256") -> str:
+    """Hex SHA-256 (or another ``hashlib`` algorithm's digest) of a file, read in 1 MiB chunks."""
+    digest = hashlib.new(algorithm)
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
             digest.update(chunk)
     return digest.hexdigest()
 
 
+def _expected(remote: RemoteFile) -> dict[str, str]:
+    return {name: value for name, value in (("sha256", remote.sha256), ("md5", remote.md5)) if value is not None}
+
+
 def _matches(path: Path, remote: RemoteFile) -> bool:
     if remote.size is not None and path.stat().st_size != remote.size:
         return False
-    return remote.sha256 is None or sha256_of(path) == remote.sha256
+    return all(sha256_of(path, name) == value for name, value in _expected(remote).items())
 
 
 def fetch(remote: RemoteFile, directory: str | Path | None = None, progress: bool = True,
           timeout: float = 60.0) -> Path:
     """Return the local path of ``remote``, downloading it first unless a verified copy is cached.
 
+    The URL is tried first, then each mirror in turn; the first download that verifies is kept.
+
     Raises:
-        DownloadError: the server could not be reached or answered with an error status.
-        ChecksumError: what arrived has the wrong size or SHA-256 (nothing is kept).
+        DownloadError: no place could be reached or each answered with an error status.
+        ChecksumError: what arrived has the wrong size or checksum (nothing is kept).
     """
     directory = Path(directory) if directory is not None else cache_dir() / "downloads"
     target = directory / remote.filename
     if target.is_file() and _matches(target, remote):
         return target
+    failures: list[DownloadError | ChecksumError] = []
+    for url in (remote.url, *remote.mirrors):
+        try:
+            return _download(url, remote, target, progress, timeout)
+        except (DownloadError, ChecksumError) as exc:
+            failures.append(exc)
+    if len(failures) == 1:
+        raise failures[0]
+    kind = ChecksumError if all(isinstance(f, ChecksumError) for f in failures) else DownloadError
+    raise kind(f"{remote.filename}: every place failed: " + "; ".join(str(f) for f in failures)) from None
+
+
+def _download(url: str, remote: RemoteFile, target: Path, progress: bool, timeout: float) -> Path:
     try:
-        response = urllib.request.urlopen(remote.url, timeout=timeout)
+        response = urllib.request.urlopen(url, timeout=timeout)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise DownloadError(
-            f"could not download {remote.url} ({reason}); check the network, or put the file at {target}"
+            f"could not download {url} ({reason}); check the network, or put the file at {target}"
         ) from None
-    digest = hashlib.sha256()
+    digests = {name: hashlib.new(name) for name in ("sha256", "md5")}
     received = 0
     with response, atomic_path(target) as temporary, open(temporary, "wb") as out:
         length = response.headers.get("Content-Length")
         total = int(length) if length and length.isdigit() else remote.size
         with tqdm(total=total, unit="B", unit_scale=True, desc=remote.filename, disable=not progress) as bar:
-            while chunk := _read(response, remote, received, timeout, target):
+            while chunk := _read(response, url, received, timeout, target):
                 out.write(chunk)
-                digest.update(chunk)
+                for digest in digests.values():
+                    digest.update(chunk)
                 received += len(chunk)
                 bar.update(len(chunk))
         out.flush()
         if remote.size is not None and received != remote.size:
             raise ChecksumError(
-                f"{remote.url}: received {received:,} bytes, expected {remote.size:,}; the download was "
+                f"{url}: received {received:,} bytes, expected {remote.size:,}; the download was "
                 "cut short or the file changed upstream (nothing was kept, try again)"
             )
-        if remote.sha256 is not None and digest.hexdigest() != remote.sha256:
-            raise ChecksumError(
-                f"{remote.url}: SHA-256 {digest.hexdigest()} does not match the expected {remote.sha256} "
-                "(nothing was kept; the file changed upstream or the download was corrupted)"
-            )
+        for name, value in _expected(remote).items():
+            if digests[name].hexdigest() != value:
+                raise ChecksumError(
+                    f"{url}: {name.upper().replace('SHA', 'SHA-')} {digests[name].hexdigest()} does not match the "
+                    f"expected {value} (nothing was kept; the file changed upstream or the download was corrupted)"
+                )
     return target
 
 
-def _read(response, remote: RemoteFile, received: int, timeout: float, target: Path) -> bytes:
+def _read(response, url: str, received: int, timeout: float, target: Path) -> bytes:
     """The next chunk of a download; a stall or a broken connection as a :class:`DownloadError` that
     names the URL (nothing is kept)."""
     try:
         return response.read1(CHUNK_BYTES)  # what has arrived, up to a chunk: a stall is seen where it begins
     except (TimeoutError, OSError, http.client.HTTPException) as exc:
         what = f"nothing arrived for {timeout:g} s" if isinstance(exc, TimeoutError) else f"{exc or type(exc).__name__}"
-        raise DownloadError(f"download of {remote.url} failed after {received:,} bytes ({what}); nothing was kept: "
+        raise DownloadError(f"download of {url} failed after {received:,} bytes ({what}); nothing was kept: "
                             f"try again, or put the file at {target}") from None
 
 
@@ -119,3 +146,29 @@ def read_member(archive: Path, member: str, remote: RemoteFile) -> bytes:
     if expected is not None and hashlib.sha256(data).hexdigest() != expected:
         raise ChecksumError(f"{archive}: {member} has the wrong SHA-256; delete {archive} and download it again")
     return data
+
+
+def member_lines(archive: Path, member: str, remote: RemoteFile) -> Iterator[str]:
+    """The lines of the UTF-8 text ``member`` of the zip ``archive``, read as a stream (for members too
+    large to hold at once); its SHA-256, where ``remote.members`` gives one, is checked at the end and a
+    mismatch raises :class:`ChecksumError` before the last line is given."""
+    import io
+    import zipfile
+
+    digest = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(archive) as zipped, zipped.open(member) as raw:
+            pending = None
+            for line in io.TextIOWrapper(raw, encoding="utf-8", newline=""):  # newline="": the bytes as they are
+                digest.update(line.encode("utf-8"))
+                if pending is not None:
+                    yield pending
+                pending = line
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ChecksumError(f"{archive}: not a zip archive holding {member} ({exc}); delete it and retry") from None
+    expected = remote.members.get(member)
+    if expected is not None and digest.hexdigest() != expected:
+        raise ChecksumError(f"{archive}: {member} has the wrong SHA-256; delete {archive} and download it again")
+    if pending is not None:
+        yield pending
+

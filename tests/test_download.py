@@ -136,3 +136,47 @@ def test_a_stalled_download_names_its_url_and_keeps_nothing(tmp_path):
         thread.join()
         listener.close()
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_a_mirror_is_tried_when_the_first_place_fails_and_an_md5_is_checked(server, tmp_path):
+    root, url = server
+    payload = b"mirrored bytes\n" * 500
+    (root / "good").mkdir()
+    (root / "good" / "file.bin").write_bytes(payload)
+    (root / "bad").mkdir()
+    (root / "bad" / "file.bin").write_bytes(payload[:-1] + b"?")  # same size, other bytes
+    md5 = hashlib.md5(payload).hexdigest()
+    remote = RemoteFile(f"{url}/gone/file.bin", "file.bin", size=len(payload), md5=md5,
+                        mirrors=(f"{url}/bad/file.bin", f"{url}/good/file.bin"))
+    path = fetch(remote, tmp_path / "cache", progress=False)
+    assert path.read_bytes() == payload
+    assert _QuietHandler.requests == ["/gone/file.bin", "/bad/file.bin", "/good/file.bin"]
+    assert fetch(remote, tmp_path / "cache", progress=False) == path and len(_QuietHandler.requests) == 3
+    nowhere = RemoteFile(f"{url}/gone/file.bin", "other.bin", md5=md5, mirrors=(f"{url}/bad/file.bin",))
+    with pytest.raises(DownloadError, match="every place failed.*File not found.*MD5 .* does not match"):
+        fetch(nowhere, tmp_path / "cache", progress=False)
+    assert not (tmp_path / "cache" / "other.bin").exists()
+    with pytest.raises(ChecksumError, match="MD5"):
+        fetch(RemoteFile(f"{url}/bad/file.bin", "third.bin", md5=md5), tmp_path / "cache", progress=False)
+
+
+def test_wikitext_103_end_to_end_from_a_mirror_read_as_a_stream(server, private_cache, monkeypatch):
+    root, url = server
+    raw = (" = Title = \n\n The first sentence here . The second one @-@ here .\n"
+           " = = Section = = \n\n Über alles , the third .\n")
+    archive = _zip({"wikitext-103-raw/wiki.train.raw": raw.encode()})
+    (root / "wt103.zip").write_bytes(archive)
+    mirror = RemoteFile(f"{url}/missing.zip", "wt103.zip", size=len(archive), md5=hashlib.md5(archive).hexdigest(),
+                        mirrors=(f"{url}/wt103.zip",))
+    monkeypatch.setattr(corpus_module, "WIKITEXT_103", mirror)
+    assert not corpus_module.is_available("wikitext-103")
+    corpus = corpus_module.load_corpus("wikitext-103", progress=False)
+    assert list(corpus) == [["the", "first", "sentence", "here"], ["the", "second", "one", "here"],
+                            ["über", "alles", "the", "third"]]
+    assert corpus_module.is_available("wikitext-103")
+    corpus_module.load_corpus("wikitext-103", progress=False)
+    assert _QuietHandler.requests == ["/missing.zip", "/wt103.zip"]
+    bad = RemoteFile(f"{url}/wt103.zip", "wt103.zip", members={"wikitext-103-raw/wiki.train.raw": "f" * 64})
+    monkeypatch.setattr(corpus_module, "WIKITEXT_103", bad)
+    with pytest.raises(ChecksumError, match="wrong SHA-256"):
+        corpus_module.load_corpus("wikitext-103", progress=False, cache=False)
