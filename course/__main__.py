@@ -1,5 +1,9 @@
 import sys
 
-from .cli import main
+from .runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch
+
+from .cli import main  # noqa: E402
 
 sys.exit(main())

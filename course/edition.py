@@ -392,6 +392,28 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "微调给 BERT 带来的提升大于给 LSTM 双向语言模型的"},
     "A Transformer's top layer separates word senses beyond every control": {
         "zh": "Transformer 的顶层区分词义，胜过所有对照"},
+    # course.teaching.shared_models
+    "file": {"en": "file", "zh": "文件"},
+    "what it holds": {"en": "what it holds", "zh": "内容"},
+    "made by": {"en": "made by", "zh": "由谁生成"},
+    "now": {"en": "now", "zh": "当前"},
+    "this notebook": {"en": "this notebook", "zh": "本笔记本"},
+    "notebook n": {"en": "notebook {n}", "zh": "笔记本 {n}"},
+    "saved: loaded": {"en": "saved: loaded, not trained again", "zh": "已保存：直接加载，不再训练"},
+    "made here": {"en": "made here and saved for later notebooks", "zh": "在这里生成，并保存给后面的笔记本"},
+    "not saved yet: made here": {"en": "not saved yet: made here now and saved",
+                                 "zh": "尚未保存：现在在这里生成并保存"},
+    "not saved yet: run notebook n first": {"en": "not saved yet: run notebook {n} first for the rows that use it",
+                                            "zh": "尚未保存：先运行笔记本 {n}，才有用到它的那几行"},
+    "shared skipgram en": {"en": "skip-gram vectors of wiki-en", "zh": "wiki-en 上的 skip-gram 词向量"},
+    "shared skipgram zh": {"en": "skip-gram vectors of People's Daily", "zh": "《人民日报》语料上的 skip-gram 词向量"},
+    "shared glove zh": {"en": "GloVe vectors of People's Daily", "zh": "《人民日报》语料上的 GloVe 词向量"},
+    "shared bilm en": {"en": "the English biLM (ELMo)", "zh": "英文双向语言模型（ELMo）"},
+    "shared bilm zh": {"en": "the Chinese biLM (ELMo)", "zh": "中文双向语言模型（ELMo）"},
+    "shared ner curve": {"en": "the NER learning curve (entity F1 per number of labelled sentences)",
+                         "zh": "命名实体识别的学习曲线（每种标注句数下的实体 F1）"},
+    "shared ulmfit curve": {"en": "ULMFiT's learning curve (accuracy per number of labelled reviews)",
+                            "zh": "ULMFiT 的学习曲线（每种标注评论数下的准确率）"},
 }
 """Every string the package prints in a figure or a table header, by key, in each edition."""
 

@@ -1,6 +1,10 @@
 import pytest
 
-from course.corpus import load_corpus
+from course.runtime import setup_cpu
+
+setup_cpu()  # before any test imports PyTorch
+
+from course.corpus import load_corpus  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,8 @@ One job per file:
 - :mod:`~course.tagger.curves`: the learning curve, unseen-entity F1 and the claims' figures.
 """
 
-import os
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as in course.elmo: before torch is imported
-
-from ..lazy import lazy_attributes  # noqa: E402
-from .config import INPUTS, TaggerConfig, epochs_for  # noqa: E402
+from ..lazy import lazy_attributes
+from .config import INPUTS, TaggerConfig, epochs_for
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {

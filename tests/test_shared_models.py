@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.teaching.shared_models import SHARED_FILES, shared_files, shared_files_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def notebook(number: str):
+    return nbformat.read(next((ROOT / "notebooks").glob(f"{number}_*.ipynb")), as_version=4)
+
+
+def code_of(number: str) -> str:
+    return "\n".join(cell.source for cell in notebook(number).cells if cell.cell_type == "code")
+
+
+def test_each_shared_file_is_named_as_the_code_that_makes_it_names_it():
+    from course.course_vectors import vectors_path
+    from course.elmo.course_models import model_path
+
+    expected = {vectors_path(kind, corpus, "full").name for kind in ("skipgram-neg", "glove")
+                for corpus in ("wiki-en", "peoples-daily-zh")}
+    expected |= {model_path(corpus, "full").name for corpus in ("wiki-en", "peoples-daily-zh")}
+    for shared in SHARED_FILES:
+        if shared.model:
+            assert shared.name in expected, shared
+        else:  # a result: the notebook that makes it and those that read it name it
+            for number in (shared.made_in, *shared.used_in):
+                assert f'"{shared.name}"' in code_of(number), (shared.name, number)
+
+
+def test_a_file_is_made_before_every_notebook_that_loads_it_and_each_shows_its_table():
+    for shared in SHARED_FILES:
+        assert all(shared.made_in < user for user in shared.used_in), shared
+        for number in (shared.made_in, *shared.used_in):
+            assert f'shared_files_table("{number}", PROFILE)' in code_of(number), (shared.name, number)
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatch, edition):
+    from course import use_edition
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    use_edition(edition)
+    try:
+        models = tmp_path / "models" / "smoke"
+        models.mkdir(parents=True)
+        (models / "elmo-cpu-wiki-en.pt").write_bytes(b"x")
+        table = shared_files_table("11", "smoke").data
+    finally:
+        use_edition("en")
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
+    assert set(rows) == {f.name for f in shared_files("11")}
+    loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"), "zh": ("已保存", "先运行笔记本 09")}[edition]
+    assert loaded in rows["elmo-cpu-wiki-en.pt"] and ("notebook 06" in rows["elmo-cpu-wiki-en.pt"]
+                                                       or "笔记本 06" in rows["elmo-cpu-wiki-en.pt"])
+    assert missing in rows["ner-curve-peoples-daily-zh.json"]
+    made = shared_files_table("07", "smoke").data
+    assert "this notebook" in made and "made here now" not in made.split("elmo-cpu-peoples-daily-zh.pt")[1]
