@@ -417,6 +417,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
 }
 """Every string the package prints in a figure or a table header, by key, in each edition."""
 
+from .printed import PRINTED  # noqa: E402  (what the notebooks print, kept apart)
+
+if set(PRINTED) & set(CATALOGUE):
+    raise ValueError(f"keys both in course.printed and the catalogue: {sorted(set(PRINTED) & set(CATALOGUE))}")
+CATALOGUE.update(PRINTED)
+
 
 def resolve_edition(edition: str | None = None) -> str:
     """``edition`` if given, else ``$COURSE_EDITION``, else ``zh`` in a folder named ``zh``, else ``en``."""
