@@ -140,12 +140,12 @@ def _topics(seed=0, sentences=200):
 
 @pytest.mark.parametrize("in_processes", [False, True])  # True: the workers are forked processes
 def test_planted_topics_are_learned_and_loss_falls(in_processes, monkeypatch):
-    import course.glove
+    import course.glove.trainer
     from course import hogwild
 
     if in_processes and not hogwild.can_fork():
         pytest.skip("needs fork")
-    monkeypatch.setattr(course.glove, "IN_PROCESSES", in_processes)
+    monkeypatch.setattr(course.glove.trainer, "IN_PROCESSES", in_processes)
     corpus, animals, tools = _topics()
     config = GloVeConfig(dim=10, window=3, min_count=1, epochs=30, lr=0.1, batch_size=16, threads=2, device="cpu")
     model = train_glove(corpus, config, progress=False)
@@ -201,9 +201,10 @@ def test_resume_continues_to_the_same_vectors(tmp_path, wiki):
 
 def test_a_loss_that_is_not_finite_stops_training(monkeypatch):
     from course.errors import TrainingDivergedError
+    from course.glove.trainer import FastTrainer
 
     corpus, _, _ = _topics(sentences=20)
-    monkeypatch.setattr(GloVe, "_step", lambda self, batch: float("nan"))
+    monkeypatch.setattr(FastTrainer, "step", lambda self, batch: float("nan"))
     with pytest.raises(TrainingDivergedError, match="diverged .* in epoch 1: use a smaller lr"):
         train_glove(corpus, GloVeConfig(dim=4, min_count=1, device="cpu"), progress=False)
 
