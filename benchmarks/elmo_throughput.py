@@ -28,9 +28,14 @@ import json
 import time
 from pathlib import Path
 
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
 from course import load_corpus
 from course.elmo import evaluate_perplexity, preset, train_elmo
-from course.elmo.training import language_model_data, split_heldout, vocabularies
+from course.elmo.training import language_model_data, vocabularies
+from course.lm import split_heldout
 from course.ngram import KneserNeyLM
 from course.probes import probe_model, probe_summary, read_probes
 

@@ -16,6 +16,10 @@ import time
 
 from gensim.test.utils import datapath
 
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
 from course import evaluate, load_corpus
 from course.vectors import load_vectors
 

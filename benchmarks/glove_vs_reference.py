@@ -37,6 +37,10 @@ import tracemalloc
 import numpy as np
 from word2vec_vs_gensim import PeakMemory  # resident-memory sampler, in this folder
 
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
 from course import load_corpus
 from course.devices import resolve_device
 from course.evaluate import evaluate_all, summary_row

@@ -17,12 +17,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import course.elmo  # noqa: E402,F401  (first: it sets how PyTorch's CPU threads wait)
-from course.course_vectors import course_vectors  # noqa: E402
-from course.elmo import course_elmo  # noqa: E402
-from course.ner import ner_data  # noqa: E402
-from course.tagger import INPUTS, TaggerConfig  # noqa: E402
-from course.tagger.curves import curve_table, learning_curve  # noqa: E402
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
+from course.course_vectors import course_vectors
+from course.elmo import course_elmo
+from course.ner import ner_data
+from course.tagger import INPUTS, TaggerConfig
+from course.tagger.curves import curve_table, learning_curve
 
 
 def main() -> None:

@@ -22,7 +22,10 @@ import argparse
 import json
 import platform
 
-import course.elmo  # noqa: F401 - first: it sets how PyTorch's CPU threads wait
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
 from course.transformer.throughput import median_table, parameter_count, training_throughput
 
 

@@ -17,12 +17,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import course.elmo  # noqa: E402,F401  (first: it sets how PyTorch's CPU threads wait)
-from course.elmo import course_elmo  # noqa: E402
-from course.reviews import review_data  # noqa: E402
-from course.ulmfit import ClassifierConfig  # noqa: E402
-from course.ulmfit.course_models import course_review_lm  # noqa: E402
-from course.ulmfit.experiments import VARIANTS, bag_of_words, compare, error_table  # noqa: E402
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
+from course.elmo import course_elmo
+from course.reviews import review_data
+from course.ulmfit import ClassifierConfig
+from course.ulmfit.course_models import course_review_lm
+from course.ulmfit.experiments import VARIANTS, bag_of_words, compare, error_table
 
 
 def main() -> None:

@@ -23,6 +23,10 @@ import time
 
 import numpy as np
 
+from course.runtime import setup_cpu
+
+setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
+
 from course import load_corpus
 from course.evaluate import evaluate_all, summary_row
 from course.vocab import Vocabulary

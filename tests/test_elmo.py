@@ -17,8 +17,9 @@ from course.corpus import from_sentences
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
 from course.elmo.batching import LanguageModelData
 from course.elmo.bilm import reverse_within_lengths
-from course.elmo.training import language_model_data, split_heldout
+from course.elmo.training import language_model_data
 from course.errors import ModelFileError, SettingError
+from course.lm import split_heldout
 from course.vocab import Vocabulary, VocabularyConfig
 
 # PyTorch says once that projected LSTMs skip oneDNN on the CPU: expected, see course/elmo/bilm.py
@@ -244,7 +245,8 @@ def noise_corpus(num_sentences=60):
 def heldout_perplexity(model: Elmo, corpus) -> float:
     """The geometric mean of the two directions' perplexities on the sentences training held out."""
     from course.elmo.perplexity import evaluate_perplexity
-    from course.elmo.training import language_model_data, split_heldout
+    from course.elmo.training import language_model_data
+    from course.lm import split_heldout
 
     held = language_model_data(corpus, split_heldout(corpus, model.config)[1], model)
     measured = evaluate_perplexity(model.bilm, held, model.config)

@@ -194,7 +194,7 @@ OVERFITS = tiny(epochs=25, lr=3e-2, dropout=0.0, heldout_every=4, patience=3)
 
 def heldout_perplexity(model: Transformer, corpus) -> float:
     """The held-out perplexity of ``model`` on the sentences its training held out."""
-    from course.elmo.training import split_heldout
+    from course.lm import split_heldout
     from course.transformer.data import SentenceIds
     from course.transformer.perplexity import evaluate_perplexity
 
@@ -230,7 +230,7 @@ def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path)
 
 
 def steps_per_epoch(corpus, config) -> int:
-    from course.elmo.training import split_heldout
+    from course.lm import split_heldout
     from course.transformer.data import SentenceIds
     from course.transformer.training import vocabulary
 

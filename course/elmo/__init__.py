@@ -9,7 +9,6 @@ One job per file:
 - :mod:`~course.elmo.bilm`: the forward and backward LSTM language models and their loss;
 - :mod:`~course.elmo.scalar_mix`: the task-weighted mix gamma * sum_j softmax(w)_j h_j;
 - :mod:`~course.elmo.batching`: a corpus as batches of equal-length sentences;
-- :mod:`~course.elmo.precision`: float32, bfloat16 or float16 (autocast) per device;
 - :mod:`~course.elmo.perplexity`: the perplexity of each direction over a set of sentences;
 - :mod:`~course.elmo.training`: :func:`train_elmo`: the learning-rate schedule, resuming,
   held-out perplexity after each epoch, checkpoints;
@@ -17,20 +16,13 @@ One job per file:
 - :mod:`~course.elmo.sampling`: sentences drawn from the forward LM;
 - :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file;
 - :mod:`~course.elmo.course_models`: the biLMs the notebooks share, per corpus and profile.
+
+What it shares with the Transformers and ULMFiT (the training state, the held-out split, precision,
+the model file, resuming, keeping the best, the bookkeeping of a run) is in :mod:`course.lm`.
 """
 
-import os
-
-# PyTorch's CPU kernels use OpenMP, whose threads by default spin while they wait for work. On a
-# 2-core machine that anything else also uses, the spinning threads take the cores from the ones
-# with work: measured here, a projected LSTM ran 8 times slower. Sleeping instead costs little on
-# an idle machine. OpenMP reads this once, when PyTorch is first imported, so it only takes effect
-# when this package is imported before torch (as the command line and the notebooks do); an
-# OMP_WAIT_POLICY set by the user is kept.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-from ..lazy import lazy_attributes  # noqa: E402
-from .config import ElmoConfig, preset  # noqa: E402
+from ..lazy import lazy_attributes
+from .config import ElmoConfig, preset
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..lm.batches import length_batches
 from ..vocab import Vocabulary
 from .characters import CharacterVocabulary
 
@@ -127,22 +128,3 @@ def _split_long(offsets: np.ndarray, max_length: int) -> np.ndarray:
     starts = np.repeat(offsets[:-1], pieces) + max_length * (np.arange(pieces.sum()) - np.repeat(
         np.cumsum(pieces) - pieces, pieces))
     return np.concatenate([starts, offsets[-1:]])
-
-
-def length_batches(lengths: np.ndarray, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
-    """Indexes of sentences of ``lengths`` words, grouped into batches of about ``batch_tokens``
-    padded positions each (``<bos>`` and ``<eos>`` counted; at least one sentence a batch): sorted by
-    length (ties in random order when ``rng`` is given), cut into consecutive groups, the groups
-    shuffled. How many batches depends only on the lengths, never on ``rng``."""
-    tiebreak = rng.random(len(lengths)) if rng is not None else np.arange(len(lengths))
-    order = np.lexsort((tiebreak, lengths))
-    width = lengths[order] + 2  # positions with <bos> and <eos>; sorted, so the last is the widest
-    groups, start = [], 0
-    for end, w in enumerate(width.tolist()):
-        if end > start and (end - start + 1) * w > batch_tokens:
-            groups.append(order[start:end])
-            start = end
-    groups.append(order[start:])
-    if rng is not None:
-        groups = [groups[i] for i in rng.permutation(len(groups))]
-    return groups

@@ -31,9 +31,7 @@ from torch import nn
 from .config import FULL_SOFTMAX_LIMIT, ElmoConfig
 from .token_encoder import TokenEncoder
 
-# On the CPU, PyTorch runs projected LSTMs with its own kernels instead of oneDNN's, and says so
-# on every first call; that is expected here (and measured faster than an unprojected LSTM).
-warnings.filterwarnings("ignore", message="LSTM with projections is not supported with oneDNN")
+ONEDNN_NOTE = "LSTM with projections is not supported with oneDNN"
 
 
 ADAPTIVE_DIV = 4.0  # the adaptive softmax's i-th tail cluster works in d / 4^i dimensions
@@ -98,7 +96,11 @@ class DirectionalLM(nn.Module):
         outputs, finals = [], []
         h = x
         for j, lstm in enumerate(self.layers):
-            out, final = lstm(self.dropout(h), None if state is None else state[j])
+            # On the CPU, PyTorch runs projected LSTMs with its own kernels instead of oneDNN's, and says so;
+            # that is expected here (and measured faster than an unprojected LSTM).
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=ONEDNN_NOTE)
+                out, final = lstm(self.dropout(h), None if state is None else state[j])
             h = out + h if j > 0 else out  # the residual connection between layers
             outputs.append(h)
             finals.append(final)

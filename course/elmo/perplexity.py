@@ -15,9 +15,9 @@ import math
 
 import torch
 
+from ..lm.precision import autocast, autocast_dtype
 from .batching import LanguageModelData
 from .config import ElmoConfig
-from .precision import autocast, autocast_dtype
 
 
 @torch.no_grad()
@@ -29,7 +29,7 @@ def evaluate_perplexity(bilm, data: LanguageModelData, config: ElmoConfig, batch
     batches hold about ``batch_tokens`` tokens (default: twice the training batches).
     """
     device = next(bilm.parameters()).device
-    dtype = autocast_dtype(config, device) if device.type == "cuda" else None  # the CPU measures in float32
+    dtype = autocast_dtype(config.precision, device) if device.type == "cuda" else None  # the CPU measures in float32
     was_training = bilm.training
     bilm.eval()
     sums = torch.zeros(2, dtype=torch.float64, device=device)

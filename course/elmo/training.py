@@ -5,22 +5,22 @@ resuming.
 On CUDA the LSTMs are cuDNN's and the forward and backward passes run in mixed precision
 (``torch.autocast`` with a gradient scaler; float16 by default, or bfloat16 for the rest of the
 network); on a CPU with bfloat16 matrix units they run in bfloat16 (see
-:mod:`~course.elmo.precision`), elsewhere in float32. Every ``config.heldout_every``-th sentence
+:mod:`~course.lm.precision`), elsewhere in float32. Every ``config.heldout_every``-th sentence
 is held out: the vocabulary is counted on the rest, and the held-out perplexity of each direction
 (:mod:`~course.elmo.perplexity`) is measured after every epoch, or every ``config.eval_every``
-steps (:func:`course.lm_training.measures`); the weights of the best measurement (the geometric
+steps (:func:`course.lm.best.measures`); the weights of the best measurement (the geometric
 mean of the two directions' perplexities) are kept, and training stops after ``config.patience``
-measurements without a better one (:class:`course.lm_training.KeepBest`).
+measurements without a better one (:class:`course.lm.best.KeepBest`).
 
 :func:`train_elmo` reads as its steps: the model (new, or resumed from a checkpoint), the data,
 the optimizer (:class:`_Updates`), the random state, then the epochs (:class:`_Run`), each a
-pass over shuffled batches with the loss logged every :data:`LOG_EVERY` steps, followed by the
+pass over shuffled batches with the loss logged every :data:`course.lm.run.LOG_EVERY` steps, followed by the
 held-out perplexity and a checkpoint (or with them every ``config.eval_every`` steps). A checkpoint
 written within an epoch resumes there exactly: it records the epoch and the batches of it done
 (``state.epoch``, ``state.batch_in_epoch``) and the losses summed since the last read-out, and
 the epoch's batch order is drawn again from (``config.seed``, epoch), as the uninterrupted run drew
 it. What it shares with the Transformers' trainer (the identity and settings check of a resume,
-keeping the best) is in :mod:`course.lm_training`.
+keeping the best, the bookkeeping of a run, :class:`course.lm.run.Run`) is in :mod:`course.lm`.
 
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
 is per process) and the gradients are averaged across processes (:mod:`course.distributed`); only
@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -42,24 +41,19 @@ from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
 from ..errors import SettingError
-from ..lm_training import KeepBest, batch_order, check_batch_order, epoch_position, measures, resume_checkpoint
+from ..lm.best import KeepBest
+from ..lm.generators import start_random_state
+from ..lm.heldout import split_heldout
+from ..lm.precision import autocast, autocast_dtype
+from ..lm.resume import resume_checkpoint
+from ..lm.run import Limits, Run
+from ..lm.threads import cpu_threads
 from ..vocab import Vocabulary, VocabularyConfig
 from .batching import LanguageModelData
 from .characters import CharacterVocabulary
 from .config import ElmoConfig, preset
 from .model import Elmo
 from .perplexity import evaluate_perplexity
-from .precision import autocast, autocast_dtype
-
-LOG_EVERY = 10  # steps between the loss read-outs (each one waits for the GPU)
-
-
-def split_heldout(corpus, config: ElmoConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Sentence numbers ``(training, held_out)``: sentence i is held out when
-    ``i % heldout_every == heldout_every - 1``."""
-    numbers = np.arange(corpus.num_sentences)
-    held = numbers % config.heldout_every == config.heldout_every - 1
-    return numbers[~held], numbers[held]
 
 
 def _subset(corpus, sentences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,7 +123,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     """
     config = config or preset("cpu")
     device = resolve_device(config.device)
-    dtype = autocast_dtype(config, device)  # refuses fp16 on a CPU before any work
+    dtype = autocast_dtype(config.precision, device)  # refuses fp16 on a CPU before any work
     world = distributed.start(device)
     progress, checkpoint = progress and world.writer, checkpoint if world.writer else None
     train_sentences, heldout_sentences = split_heldout(corpus, config)
@@ -152,7 +146,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     with cpu_threads(device, world.threads(config.threads)), _progress_bar(model, train, progress) as bar:
         run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
                    run_identity(corpus, model.words.words), world, saved)
-        run.epochs(_Limits(max_steps, max_seconds))
+        run.epochs(Limits(max_steps, max_seconds))
     if best is not None and model.state.finished:
         best.restore()
     model.bilm.eval()
@@ -170,46 +164,6 @@ def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
         print(f"{corpus.name}: {train.num_split:,} training sentences longer than {limit} "
               f"tokens were split into pieces of at most {limit}", file=sys.stderr)
     return train, heldout
-
-
-def start_random_state(seed: int, device: torch.device, saved: dict | None,
-                       world: distributed.World = distributed.World()) -> None:
-    """The random numbers of dropout: drawn from ``seed`` (+ the rank, under torchrun), or, when
-    resuming, from where the checkpoint ``saved`` left them (its ``rng`` and ``cuda_rng``, each
-    process's own), so that a resumed run draws what an uninterrupted one would have."""
-    if saved is not None:
-        mine = saved.get("ranks", [saved])[world.rank]
-        torch.set_rng_state(mine["rng"])
-        if device.type == "cuda" and mine.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(mine["cuda_rng"], device)
-    else:
-        torch.manual_seed(seed + world.rank)
-        if device.type == "cuda":
-            torch.cuda.manual_seed(seed + world.rank)
-
-
-def random_state(device: torch.device, world: distributed.World = distributed.World()) -> dict:
-    """What a checkpoint keeps of the random generators: ``{"rng", "cuda_rng"}`` (rank 0's), and
-    under torchrun every process's in ``"ranks"`` with the number of processes (``"world_size"``).
-    Every process must call it."""
-    mine = {"rng": torch.get_rng_state(),
-            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
-    if not world.distributed:
-        return mine
-    return {**mine, "ranks": world.gather(mine), "world_size": world.size}
-
-
-@contextmanager
-def cpu_threads(device: torch.device, threads: int):
-    """On the CPU, train with ``threads`` threads, and give back the number there was afterwards."""
-    before = torch.get_num_threads()
-    if device.type == "cpu":
-        torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        if device.type == "cpu":
-            torch.set_num_threads(before)
 
 
 @contextmanager
@@ -267,146 +221,45 @@ class _Updates:
         return {"optimizer": self.optimizer.state_dict(), "scaler": self.scaler.state_dict()}
 
 
-class _Limits:
-    """Where a call of :func:`train_elmo` stops early: after ``max_steps`` steps in all, or
-    ``max_seconds`` after these limits were made."""
-
-    def __init__(self, max_steps: int | None, max_seconds: float | None):
-        self.max_steps, self.max_seconds = max_steps, max_seconds
-        self.started = time.perf_counter()
-
-    def reached(self, step: int) -> bool:
-        return (self.max_steps is not None and step >= self.max_steps) or (
-            self.max_seconds is not None and time.perf_counter() - self.started >= self.max_seconds)
-
-
-class _Run:
-    """The epochs of one call of :func:`train_elmo`: steps, the loss logged every
-    :data:`LOG_EVERY` steps, the held-out perplexity after every epoch (or every
-    ``config.eval_every`` steps), and checkpoints, all recorded in ``model.state``.
-
-    ``model.state.seconds`` counts the time spent in steps (logging waits for the GPU and is
-    counted too), not the held-out evaluation, the callbacks or the checkpoints.
-    """
+class _Run(Run):
+    """The epochs of one call of :func:`train_elmo` (:class:`course.lm.run.Run`): Adam steps on both
+    directions' loss, read out as the two directions' training perplexities, and the held-out
+    perplexity of each direction, their geometric mean deciding which weights are kept."""
 
     def __init__(self, model: Elmo, train: LanguageModelData, heldout: LanguageModelData | None,
                  updates: _Updates, bar, checkpoint, callback, best: KeepBest | None, identity: dict,
                  world: distributed.World = distributed.World(), saved: dict | None = None):
-        self.model, self.config, self.state = model, model.config, model.state
-        self.train, self.heldout, self.updates = train, heldout, updates
-        self.bar, self.checkpoint, self.callback, self.best = bar, checkpoint, callback, best
-        self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
-        self.world = world
-        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
+        super().__init__(model, train, heldout, bar, checkpoint, best, identity, world, saved, callback)
+        self.updates = updates
         self.interval = _Interval(updates.device)
-        self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
-        if saved is not None and "interval" in saved:  # the sums since the last read-out, this process's
-            self.interval.load(saved.get("intervals", [saved["interval"]])[world.rank])
-        self.stopped = False
+        if self.saved_interval() is not None:  # the sums since the last read-out, this process's
+            self.interval.load(self.saved_interval())
 
-    def epochs(self, limits: _Limits) -> None:
-        """Train until every epoch is done, the patience is used up or ``limits`` is reached."""
-        while self.state.epoch < self.config.epochs and not self.stopped and not self.state.stopped_early:
-            self.epoch(limits)
-            self.end_epoch()
+    def learning_rate(self, step: int) -> float:
+        return learning_rate(self.config, step, self.total_steps)
 
-    def epoch(self, limits: _Limits) -> None:
-        """The rest of the current epoch, its sentences shuffled with the seed (``config.seed``,
-        epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
-        state = self.state
-        groups = self.train.batches(self.config.batch_tokens, np.random.default_rng([self.config.seed, state.epoch]))
-        if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
-            check_batch_order(self.saved, groups, self.checkpoint)
-        self.saved, self.order = None, batch_order(groups)
-        steps = self.world.shard(groups)
-        self.batches_in_epoch = len(steps)
-        lengths = self.train.lengths()
-        clock = time.perf_counter()
-        for group, everyone in steps[state.batch_in_epoch:]:
-            batch = self.train.batch(group).to(self.updates.device)
-            sums = self.updates.step(batch, learning_rate(self.config, state.step, self.total_steps))
-            self.interval.add(*sums, batch.predictions)
-            words = sum(int(lengths[g].sum()) for g in everyone)  # every process's batch
-            state.step += 1
-            state.batch_in_epoch += 1
-            state.tokens += words
-            self.bar.update(words)
-            self.stopped = self.world.agree(limits.reached(state.step)) if limits.max_seconds else limits.reached(
-                state.step)
-            if state.step % LOG_EVERY == 0 or self.stopped or state.batch_in_epoch == len(steps):
-                self.log(clock)
-                clock = time.perf_counter()
-            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
-            measured = within and self.heldout is not None and measures(self.config.eval_every, state.step, False,
-                                                                        False)
-            if measured:
-                state.seconds += time.perf_counter() - clock
-                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
-                clock = time.perf_counter()
-            if state.stopped_early:
-                break  # end_epoch saves the checkpoint
-            if (measured or state.step % self.config.checkpoint_every == 0) and not self.stopped:
-                self.save_checkpoint()
-                clock = time.perf_counter()
-            if self.stopped:
-                break
+    def step(self, group: np.ndarray, lr: float) -> None:
+        batch = self.train.batch(group).to(self.updates.device)
+        sums = self.updates.step(batch, lr)
+        self.interval.add(*sums, batch.predictions)
 
-    def log(self, clock: float) -> None:
-        """Record the loss and training perplexities since the last read-out, and the time spent
-        stepping since ``clock``, in ``state.history`` and on the bar; call the callback."""
-        state = self.state
+    def read_out(self, lr: float) -> tuple[dict, dict]:
         entry = self.interval.read()  # waits for the GPU
-        state.seconds += time.perf_counter() - clock
-        state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
-                              **entry})
-        self.bar.set_postfix(loss=f"{entry['loss']:.3f}",
-                             ppl=f"{entry['forward_perplexity']:.0f}/{entry['backward_perplexity']:.0f}", refresh=False)
-        if self.callback is not None:
-            self.callback(self.model)
+        return entry, {"loss": f"{entry['loss']:.3f}",
+                       "ppl": f"{entry['forward_perplexity']:.0f}/{entry['backward_perplexity']:.0f}"}
 
-    def end_epoch(self) -> None:
-        """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
-        every epoch, or with ``config.eval_every`` on its steps and after the last epoch) measure the
-        held-out perplexity; save a checkpoint and call the callback. Nothing is measured where
-        training stops mid-epoch but where the steps call for it, so that a resumed run measures,
-        keeps and stops as an uninterrupted one."""
-        state = self.state
-        whole = state.batch_in_epoch == self.batches_in_epoch
-        if whole:
-            state.epoch += 1
-            state.batch_in_epoch = 0
-        if self.heldout is not None and whole and measures(self.config.eval_every, state.step, True,
-                                                           state.epoch >= self.config.epochs):
-            self.measure(state.epoch)
-        state.finished = state.epoch >= self.config.epochs or state.stopped_early
-        self.save_checkpoint()
-        if self.callback is not None:
-            self.callback(self.model)
+    def interval_state(self) -> dict:
+        return self.interval.state_dict()
 
-    def measure(self, epoch: int | float) -> None:
-        """Measure the held-out perplexity of each direction (rank 0's measurement, in every process)
-        and give their geometric mean to :class:`~course.lm_training.KeepBest`; ``epoch``: where
-        training stands (:func:`~course.lm_training.epoch_position`)."""
-        state = self.state
-        measured = self.world.agree(evaluate_perplexity(self.model.bilm, self.heldout, self.config))
-        entry = {"epoch": epoch, "step": state.step, "tokens": state.tokens,
-                 "forward": measured["forward"], "backward": measured["backward"]}
-        state.heldout.append(entry)
-        self.best.measured(entry, math.sqrt(measured["forward"] * measured["backward"]))
-        self.bar.set_postfix(heldout=f"{measured['forward']:.0f}/{measured['backward']:.0f}",
-                             kept=self.best.note(), refresh=False)
+    def evaluate(self) -> tuple[dict, float, dict]:
+        """Each direction's held-out perplexity; their geometric mean is compared."""
+        measured = evaluate_perplexity(self.model.bilm, self.heldout, self.config)
+        return ({"forward": measured["forward"], "backward": measured["backward"]},
+                math.sqrt(measured["forward"] * measured["backward"]),
+                {"heldout": f"{measured['forward']:.0f}/{measured['backward']:.0f}"})
 
-    def save_checkpoint(self) -> None:
-        """The model with the optimizer's, the scaler's and the random generators' states, and the
-        losses summed since the last read-out, when training has a checkpoint file."""
-        generators = random_state(self.updates.device, self.world)  # every process takes part
-        interval = self.interval.state_dict()
-        intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
-        if self.checkpoint is not None:
-            self.model.save(self.checkpoint, extra={**self.updates.state_dict(), **generators,
-                                                    **(self.best.checkpoint_extra() if self.best else {}),
-                                                    "interval": interval, **intervals, "identity": self.identity,
-                                                    "batch_order": self.order if self.state.batch_in_epoch else None})
+    def checkpoint_extra(self) -> dict:
+        return self.updates.state_dict()
 
 
 class _Interval:

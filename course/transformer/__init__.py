@@ -21,15 +21,13 @@ One job per file:
 - :mod:`~course.transformer.bert_input`: one BERT pretraining example, ``[CLS] A [SEP] B [SEP]`` with segments;
 - :mod:`~course.transformer.classifier`: :func:`~course.transformer.classifier.fine_tune`, a pretrained model
   fine-tuned with a classifier head, GPT's input transformation or BERT's ``[CLS]``.
+
+What it shares with the biLM and ULMFiT (the training state, the held-out split, precision, the model
+file, resuming, keeping the best, the bookkeeping of a run) is in :mod:`course.lm`.
 """
 
-import os
-
-# As in course.elmo: OpenMP threads that sleep rather than spin while they wait, on a shared CPU.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-from ..lazy import lazy_attributes  # noqa: E402
-from .config import TransformerConfig, preset  # noqa: E402
+from ..lazy import lazy_attributes
+from .config import TransformerConfig, preset
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {

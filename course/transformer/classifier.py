@@ -42,7 +42,7 @@ rising linearly over the first ``warmup_share`` of the steps and then falling li
 papers), gradients clipped to norm ``clip_norm``, batches of ``batch_size`` texts of similar length
 drawn from (seed, epoch). The dev error is measured after ``evaluations`` epochs evenly spread (the
 last included); the weights of the best measurement are kept and training stops after ``patience``
-measurements without a better one (:class:`course.lm_training.KeepBest`, as the course's language
+measurements without a better one (:class:`course.lm.best.KeepBest`, as the course's language
 models keep their best held-out perplexity; ties keep the earlier epoch), so the epoch is chosen on
 dev, never on test.
 """
@@ -60,15 +60,16 @@ import torch
 from torch import nn
 
 from ..devices import resolve_device
-from ..elmo.model import TrainingState
-from ..elmo.training import cpu_threads
 from ..errors import SettingError
 from ..fields import choose_preset, setting
 from ..labelled import length_batches
-from ..lm_training import KeepBest
+from ..lm.best import KeepBest
+from ..lm.precision import autocast
+from ..lm.state import TrainingState
+from ..lm.threads import cpu_threads
 from ..tagger.training import evaluation_epochs
 from .model import Transformer
-from .perplexity import autocast
+from .perplexity import precision_dtype
 
 # The pretrained vocabulary must hold at least this share of the labelled texts' words. Of the reviews' words the
 # course's People's Daily Transformers hold 78%, their smoke versions 38%, the English wiki-en ones 1.7%.
@@ -287,7 +288,7 @@ class TransformerClassifier(nn.Module):
         out = np.zeros(len(texts), dtype=np.int64)
         order = np.argsort([len(t) for t in texts], kind="stable")
         try:
-            with autocast(self.model_config, self.device):
+            with autocast(self.device, precision_dtype(self.model_config, self.device)):
                 for start in range(0, len(order), batch_size):
                     rows = order[start:start + batch_size]
                     out[rows] = self([texts[i] for i in rows]).argmax(-1).cpu().numpy()
@@ -342,6 +343,7 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
         raise SettingError(f"labels must be 0 .. {classes - 1}")
     check_language(model, texts)
     device = resolve_device(config.device)
+    dtype = precision_dtype(model.config, device)
     classifier = TransformerClassifier(model, classes, config).to(device)
     decay = [p for p in classifier.parameters() if p.dim() >= 2]
     rest = [p for p in classifier.parameters() if p.dim() < 2]
@@ -366,7 +368,7 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
             for rows in length_batches(lengths, config.batch_size, np.random.default_rng([config.seed, epoch])):
                 for group in optimizer.param_groups:
                     group["lr"] = learning_rate(config, step, total_steps)
-                with autocast(model.config, device):
+                with autocast(device, dtype):
                     logits, lm_loss = classifier.logits_and_lm_loss([texts[i] for i in rows])
                 task = nn.functional.cross_entropy(logits, torch.from_numpy(labels[rows]).to(device))
                 loss = task + config.lm_weight * lm_loss if classifier.style == "GPT" else task

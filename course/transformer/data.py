@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..elmo.batching import length_batches
+from ..lm.batches import length_batches
 from ..vocab import Vocabulary
 
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>", "<mask>")  # the vocabulary's first ids
@@ -92,12 +92,16 @@ class SentenceIds:
     def num_tokens(self) -> int:
         return len(self.ids)
 
+    def lengths(self) -> np.ndarray:
+        """``(S,)`` words in each sentence (pieces of long ones counted separately)."""
+        return np.diff(self.offsets)
+
     def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
         """Sentence numbers grouped into batches of about ``batch_tokens`` padded positions each (at
         least one sentence): sorted by length (ties in random order when ``rng`` is given), cut
         into consecutive groups, and the groups shuffled. How many batches depends only on the
         lengths, never on ``rng``."""
-        return length_batches(np.diff(self.offsets), batch_tokens, rng)
+        return length_batches(self.lengths(), batch_tokens, rng)
 
     def batch(self, sentences: np.ndarray) -> Batch:
         """The :class:`Batch` of the given sentence numbers."""

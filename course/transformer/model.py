@@ -1,5 +1,6 @@
 """A Transformer language model as one object: the network with its vocabulary and training
-record, and the model file that holds them.
+record (:class:`~course.lm.state.TrainingState`), and the model file that holds them
+(:class:`~course.lm.model_file.ModelFile`).
 
 The model file is a ``torch.save`` dictionary of plain types and tensors (read back with
 ``weights_only=True``): ``{"format": "course.transformer/1", "config", "words", "counts",
@@ -9,26 +10,20 @@ generator's.
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict
-from pathlib import Path
-
 import numpy as np
 import torch
 
 from ..devices import resolve_device
-from ..elmo.model import TrainingState
-from ..errors import ModelFileError
-from ..paths import atomic_path
+from ..lm.model_file import ModelFile
+from ..lm.state import TrainingState
 from ..vocab import Vocabulary
 from .config import TransformerConfig
 from .lm import TransformerLM
 
 FORMAT = "course.transformer/1"
-KNOWN_FORMATS = {"course.elmo/1": "an ELMo model file"}  # other kinds of course model file, by their mark
 
 
-class Transformer:
+class Transformer(ModelFile):
     """A GPT-style (``objective="causal"``) or BERT-style (``"masked"``) model with its vocabulary.
 
     Args:
@@ -115,60 +110,8 @@ class Transformer:
 
     # ------------------------------------------------------------------------------ the file
 
-    def save(self, path: str | os.PathLike, extra: dict | None = None) -> Path:
-        """Write the model file (atomically); ``extra`` entries are stored beside (checkpoints)."""
-        payload = {
-            "format": FORMAT,
-            "config": self.config.to_dict(),
-            "words": [str(word) for word in self.words.words],
-            "counts": self.words.counts.tolist(),
-            "specials": list(self.words.specials),
-            "weights": {name: tensor.detach().cpu() for name, tensor in self.network.state_dict().items()},
-            "state": asdict(self.state),
-            **(extra or {}),
-        }
-        target = Path(path)
-        if target.is_dir():
-            raise ModelFileError(f"{target} is a folder: give a file name for the model")
-        with atomic_path(target) as temporary:
-            torch.save(payload, temporary)
-        return target
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, device: str | None = None, with_extra: bool = False):
-        """Read a model file written by :meth:`save` (on ``device``; default ``"auto"``).
-
-        Returns the model, or ``(model, payload)`` with ``with_extra=True``.
-
-        Raises:
-            ModelFileError: no such file, a damaged one, or not a Transformer model file of ours.
-        """
-        path = Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"{path}: no such model file; train one with "
-                                 "course.transformer.train_transformer or course_transformer")
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - torch raises many kinds for a file that is not its own
-            raise ModelFileError(f"{path}: not a readable Transformer model file (truncated, or another kind of "
-                                 f"file: {type(exc).__name__}); train it again") from None
-        mark = payload.get("format") if isinstance(payload, dict) else None
-        if mark != FORMAT:
-            what = (f"{KNOWN_FORMATS[mark]} ({mark!r})" if mark in KNOWN_FORMATS
-                    else f"a file marked {mark!r}" if isinstance(mark, str) else "a file without a course model mark")
-            raise ModelFileError(f"{path}: is {what}, not a Transformer model file of this course "
-                                 f"(expected the mark {FORMAT!r})")
-        try:
-            config = TransformerConfig.from_dict(payload["config"])
-            words = Vocabulary(payload["words"], payload["counts"], payload["specials"])
-            model = cls(config, words, device=device or "auto")
-            model.network.load_state_dict(payload["weights"])
-            model.network.eval()  # ready to use, as training leaves it (dropout off)
-            model.state = TrainingState(**payload["state"])
-        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-            message = f"{path}: a damaged Transformer model file ({type(exc).__name__}: {exc})"
-            raise ModelFileError(" ".join(message.split())[:300]) from None
-        return (model, payload) if with_extra else model
+    FORMAT, KIND, CONFIG, NETWORK = FORMAT, "Transformer", TransformerConfig, "network"  # see ModelFile
+    TRAIN_HINT = "course.transformer.train_transformer or course_transformer"
 
 
 load_transformer = Transformer.load

@@ -16,11 +16,11 @@
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 
 import numpy as np
 import torch
 
+from ..lm.precision import autocast, autocast_dtype
 from .config import TransformerConfig
 from .data import Batch, SentenceIds
 from .masking import mask_tokens
@@ -28,16 +28,12 @@ from .masking import mask_tokens
 EVALUATION_SEED = 12_345  # the masks of held-out sentences (with the batch number)
 
 
-def autocast(config: TransformerConfig, device: torch.device):
-    """bfloat16 autocast with ``precision="bf16"``, and with ``"auto"`` where the device multiplies
-    bfloat16 natively (a GPU that has it; a CPU with AVX-512 BF16 or AMX, where it measured 1.6 to
-    1.8 times float32's tokens/s); else nothing (float32). Weights and softmax stay float32."""
-    from ..elmo.precision import cpu_has_bfloat16
-
-    native = torch.cuda.is_bf16_supported() if device.type == "cuda" else cpu_has_bfloat16()
-    if config.precision == "bf16" or (config.precision == "auto" and native):
-        return torch.autocast(device.type, dtype=torch.bfloat16)
-    return nullcontext()
+def precision_dtype(config: TransformerConfig, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype of a Transformer's passes (:func:`course.lm.precision.autocast_dtype`):
+    bfloat16 with ``precision="bf16"``, and with ``"auto"`` where the device multiplies bfloat16
+    natively (a GPU that has it; a CPU with AVX-512 BF16 or AMX, where it measured 1.6 to 1.8 times
+    float32's tokens/s); else None (float32). Weights and softmax stay float32."""
+    return autocast_dtype(config.precision, device, cuda_auto="bf16")
 
 
 def generator(*parts: int) -> torch.Generator:
@@ -61,6 +57,7 @@ def evaluate_perplexity(network, data: SentenceIds, config: TransformerConfig,
     prediction). ``network`` is put in eval mode while measuring, then back in its mode; batches
     hold about ``batch_tokens`` positions (default: twice the training batches)."""
     device = next(network.parameters()).device
+    dtype = precision_dtype(config, device) if device.type == "cuda" else None  # the CPU measures in float32
     was_training = network.training
     network.eval()
     total, predictions = torch.zeros((), dtype=torch.float64, device=device), 0
@@ -71,7 +68,7 @@ def evaluate_perplexity(network, data: SentenceIds, config: TransformerConfig,
             if config.objective == "masked":
                 ids, targets = corrupt(batch, data.words, config, generator(EVALUATION_SEED, number))
                 targets = targets.to(device)
-            with autocast(config, device) if device.type == "cuda" else nullcontext():
+            with autocast(device, dtype):
                 _, nll, count = network.loss(ids.to(device), batch.mask.to(device), targets)
             total += nll.double()
             predictions += count

@@ -31,8 +31,9 @@ import torch
 
 from ..devices import resolve_device
 from ..elmo.config import preset as elmo_preset
-from ..elmo.training import cpu_threads
 from ..errors import SettingError
+from ..lm.precision import autocast
+from ..lm.threads import cpu_threads
 from .config import TransformerConfig
 from .lm import TransformerLM
 
@@ -109,14 +110,8 @@ class _Batches:
                 torch.from_numpy(index.reshape(ids.shape)).to(device), sentences * (length + 1))
 
 
-def _autocast(device: torch.device, precision: str):
-    from contextlib import nullcontext
-
-    return torch.autocast(device.type, dtype=torch.bfloat16) if precision == "bf16" else nullcontext()
-
-
 def _step(model_kind: str, network, optimizer, batch, device: torch.device, precision: str, softmax: bool) -> None:
-    with _autocast(device, precision):
+    with autocast(device, torch.bfloat16 if precision == "bf16" else None):
         if model_kind == "transformer" and softmax:
             loss, _, _ = network.loss(*batch)
         elif model_kind == "transformer":  # the blocks alone: a stand-in loss on the top states

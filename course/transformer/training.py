@@ -3,14 +3,15 @@ decay, gradient clipping, held-out perplexity after every epoch (or every ``conf
 steps), the best weights kept, checkpoints and resuming, also from within an epoch.
 
 The conventions are ELMo's (:func:`course.elmo.train_elmo`): every ``config.heldout_every``-th
-sentence is held out (:func:`course.elmo.training.split_heldout`), the vocabulary is counted on
+sentence is held out (:func:`course.lm.heldout.split_heldout`), the vocabulary is counted on
 the rest, each epoch's batches are shuffled from (seed, epoch), and a checkpoint keeps the model,
 the optimizer and the random generator, so that a resumed run gives bit for bit the weights and
 history of an uninterrupted one. For the masked objective each batch's masks are drawn from
 (seed, epoch, batch), so they too are the same in a resumed run. As the biLM's trainer does, it
 keeps the weights of the best held-out measurement and stops after ``config.patience``
 measurements without a better one (one per epoch, or per ``config.eval_every`` steps, each followed
-by a checkpoint: :func:`course.lm_training.measures`); both resume through :mod:`course.lm_training`.
+by a checkpoint: :func:`course.lm.best.measures`); both run through :class:`course.lm.run.Run`
+and resume through :mod:`course.lm.resume`.
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
 is per process), the gradients averaged across processes (:mod:`course.distributed`); only rank 0
 writes and shows progress, and its held-out measurement decides for every process.
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 
 import numpy as np
 import torch
@@ -28,17 +28,20 @@ import torch
 from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
-from ..elmo.training import cpu_threads, random_state, split_heldout, start_random_state
 from ..errors import SettingError, TrainingDivergedError
-from ..lm_training import KeepBest, batch_order, check_batch_order, epoch_position, measures, resume_checkpoint
+from ..lm.best import KeepBest
+from ..lm.generators import start_random_state
+from ..lm.heldout import split_heldout
+from ..lm.precision import autocast
+from ..lm.resume import resume_checkpoint
+from ..lm.run import Limits, Run
+from ..lm.threads import cpu_threads
 from ..vocab import Vocabulary, VocabularyConfig
 from .config import TransformerConfig, preset
 from .data import SPECIALS, SentenceIds
 from .embedder import warn_split
 from .model import Transformer
-from .perplexity import autocast, corrupt, evaluate_perplexity, generator
-
-LOG_EVERY = 10  # steps between the loss read-outs
+from .perplexity import corrupt, evaluate_perplexity, generator, precision_dtype
 
 
 def learning_rate(config: TransformerConfig, step: int, total_steps: int) -> float:
@@ -136,79 +139,36 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
             total=config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok", unit_scale=True,
             desc=f"Transformer {config.objective} ({config.preset})", disable=not progress, smoothing=0.1) as bar:
         _Run(model, train, held, optimizer, bar, checkpoint, saved, best,
-             run_identity(corpus, model.words.words), world).epochs(max_steps)
+             run_identity(corpus, model.words.words), world).epochs(Limits(max_steps))
     if best is not None and model.state.finished:
         best.restore()
     model.network.eval()
     return model
 
 
-class _Run:
-    """The epochs of one call of :func:`train_transformer`, recorded in ``model.state``."""
+class _Run(Run):
+    """The epochs of one call of :func:`train_transformer` (:class:`course.lm.run.Run`): AdamW steps
+    on the mean loss per prediction (the masked objective's masks drawn from (seed, epoch, batch)),
+    read out as the training perplexity, and the held-out perplexity."""
 
     def __init__(self, model: Transformer, train: SentenceIds, heldout: SentenceIds | None, optimizer, bar,
                  checkpoint, saved: dict | None, best: KeepBest | None, identity: dict,
                  world: distributed.World = distributed.World()):
-        self.model, self.config, self.state = model, model.config, model.state
-        self.train, self.heldout, self.optimizer = train, heldout, optimizer
-        self.bar, self.checkpoint, self.best = bar, checkpoint, best
-        self.identity = identity  # the corpus and vocabulary, recorded in every checkpoint
+        super().__init__(model, train, heldout, bar, checkpoint, best, identity, world, saved)
+        self.optimizer = optimizer
         self.device = model.device
-        self.world = world
+        self.dtype = precision_dtype(self.config, self.device)
         self.loss = distributed.loss_function(model.network, world, self.device)
-        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
-        interval = {"sum": 0.0, "predictions": 0}  # since the last log
-        if saved is not None:
-            interval = saved.get("intervals", [saved["interval"]])[world.rank]
+        interval = self.saved_interval() or {"sum": 0.0, "predictions": 0}  # since the last read-out
         self.sums = torch.tensor(interval["sum"], dtype=torch.float64, device=self.device)
         self.predictions = interval["predictions"]
-        self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
-        self.stopped = False
 
-    def epochs(self, max_steps: int | None) -> None:
-        while self.state.epoch < self.config.epochs and not self.stopped and not self.state.stopped_early:
-            self.epoch(max_steps)
-            self.end_epoch()
+    def learning_rate(self, step: int) -> float:
+        return learning_rate(self.config, step, self.total_steps)
 
-    def epoch(self, max_steps: int | None) -> None:
-        """The rest of the current epoch, its batches shuffled with (seed, epoch)."""
-        state, config = self.state, self.config
-        groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
-        if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
-            check_batch_order(self.saved, groups, self.checkpoint)
-        self.saved, self.order = None, batch_order(groups)
-        steps = self.world.shard(groups)
-        self.batches_in_epoch = len(steps)
-        lengths = np.diff(self.train.offsets)
-        clock = time.perf_counter()
-        for group, everyone in steps[state.batch_in_epoch:]:
-            lr = learning_rate(config, state.step, self.total_steps)
-            self.step(self.train.batch(group), lr, sum(int(lengths[g].sum()) for g in everyone))
-            state.step += 1
-            state.batch_in_epoch += 1
-            self.stopped = max_steps is not None and state.step >= max_steps
-            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(steps):
-                state.seconds += time.perf_counter() - clock
-                self.log(lr)
-                clock = time.perf_counter()
-            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
-            measured = within and self.heldout is not None and measures(config.eval_every, state.step, False, False)
-            if measured:
-                state.seconds += time.perf_counter() - clock
-                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
-                clock = time.perf_counter()
-            if state.stopped_early:
-                return  # end_epoch saves the checkpoint
-            if (measured or state.step % config.checkpoint_every == 0) and not self.stopped:
-                self.save_checkpoint()
-                clock = time.perf_counter()
-            if self.stopped:
-                state.seconds += time.perf_counter() - clock
-                return
-
-    def step(self, batch, lr: float, words: int) -> None:
-        """One AdamW step at learning rate ``lr`` on the mean loss of ``batch``; ``words``: the
-        words of every process's batch of this step."""
+    def step(self, group: np.ndarray, lr: float) -> None:
+        """One AdamW step at learning rate ``lr`` on the mean loss of the batch of ``group``."""
+        batch = self.train.batch(group)
         targets = None
         ids = batch.ids
         if self.config.objective == "masked":
@@ -216,9 +176,9 @@ class _Run:
                             self.state.batch_in_epoch * self.world.size + self.world.rank)
             ids, targets = corrupt(batch, self.model.words, self.config, rng)
             targets = targets.to(self.device)
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        with autocast(self.config, self.device):
+        for param_group in self.optimizer.param_groups:
+            param_group["lr"] = lr
+        with autocast(self.device, self.dtype):
             loss, nll, count = self.loss(ids.to(self.device), batch.mask.to(self.device), targets)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -226,57 +186,28 @@ class _Run:
         self.optimizer.step()
         self.sums += nll.double()
         self.predictions += count
-        self.state.tokens += words
-        self.bar.update(words)
 
-    def log(self, lr: float) -> None:
+    def read_out(self, lr: float) -> tuple[dict, dict]:
+        """The mean loss per prediction since the last read-out; refuses a loss that is no longer finite.
+
+        Raises:
+            TrainingDivergedError: the loss became infinite or NaN.
+        """
         mean = float(self.sums) / max(self.predictions, 1)
         if not math.isfinite(mean):
             raise TrainingDivergedError(f"the training loss became {mean} at step {self.state.step}: "
                                         f"lower lr ({self.config.lr})")
         self.sums.zero_()
         self.predictions = 0
-        state = self.state
-        state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
-                              "lr": lr, "loss": mean, "perplexity": math.exp(min(mean, 50))})
-        self.bar.set_postfix(loss=f"{mean:.3f}", ppl=f"{math.exp(min(mean, 50)):.0f}", refresh=False)
+        return ({"lr": lr, "loss": mean, "perplexity": math.exp(min(mean, 50))},
+                {"loss": f"{mean:.3f}", "ppl": f"{math.exp(min(mean, 50)):.0f}"})
 
-    def end_epoch(self) -> None:
-        """After an epoch (or where training stopped): if the epoch is whole, count it and (after
-        every epoch, or with ``config.eval_every`` on its steps and after the last epoch) measure the
-        held-out perplexity, keeping the weights if it is the best; then save a checkpoint. Nothing
-        is logged or measured where training stops mid-epoch but where the steps call for it, so
-        that a resumed run's history is an uninterrupted run's."""
-        state = self.state
-        whole = state.batch_in_epoch == self.batches_in_epoch
-        if whole:
-            state.epoch += 1
-            state.batch_in_epoch = 0
-        if self.heldout is not None and whole and measures(self.config.eval_every, state.step, True,
-                                                           state.epoch >= self.config.epochs):
-            self.measure(state.epoch)
-        state.finished = state.epoch >= self.config.epochs or state.stopped_early
-        self.save_checkpoint()
+    def interval_state(self) -> dict:
+        return {"sum": float(self.sums), "predictions": self.predictions}
 
-    def measure(self, epoch: int | float) -> None:
-        """Measure the held-out perplexity (rank 0's measurement, in every process) and give it to
-        :class:`~course.lm_training.KeepBest`; ``epoch``: where training stands
-        (:func:`~course.lm_training.epoch_position`)."""
-        state = self.state
-        measured = self.world.agree(evaluate_perplexity(self.model.network, self.heldout, self.config))
-        entry = {"epoch": epoch, "step": state.step, "tokens": state.tokens, **measured}
-        state.heldout.append(entry)
-        self.best.measured(entry, measured["perplexity"])
-        self.bar.set_postfix(heldout=f"{measured['perplexity']:.0f}", kept=self.best.note(), refresh=False)
+    def evaluate(self) -> tuple[dict, float, dict]:
+        measured = evaluate_perplexity(self.model.network, self.heldout, self.config)
+        return measured, measured["perplexity"], {"heldout": f"{measured['perplexity']:.0f}"}
 
-    def save_checkpoint(self) -> None:
-        """The model with the optimizer's and the random generators' states, and the losses summed
-        since the last log entry."""
-        generators = random_state(self.device, self.world)  # every process takes part
-        interval = {"sum": float(self.sums), "predictions": self.predictions}
-        intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
-        if self.checkpoint is not None:
-            self.model.save(self.checkpoint, extra={
-                "optimizer": self.optimizer.state_dict(), **generators, "interval": interval, **intervals,
-                "identity": self.identity, **(self.best.checkpoint_extra() if self.best else {}),
-                "batch_order": self.order if self.state.batch_in_epoch else None})
+    def checkpoint_extra(self) -> dict:
+        return {"optimizer": self.optimizer.state_dict()}

@@ -12,6 +12,10 @@ fine-tuned on the labels. One job per file:
   feature-based :class:`FeatureClassifier`;
 - :mod:`~course.ulmfit.training`: stage 2, stage 3, error rate and perplexity;
 - :mod:`~course.ulmfit.experiments`: the comparisons notebook 10 draws.
+
+The language model is the biLM's own forward LM (:class:`course.elmo.bilm.BiLM`, its batches and its
+data), so it is built from :mod:`course.elmo`; the training state, precision, CPU threads, keeping
+the best and the resume check it shares with every language model come from :mod:`course.lm`.
 """
 
 from ..lazy import lazy_attributes

@@ -4,7 +4,7 @@
   each layer group at its own rate (:func:`~course.ulmfit.schedules.discriminative_rates`), all
   following one slanted triangular schedule; given held-out texts, it measures their perplexity
   after every epoch (or every ``eval_every`` steps), keeps the weights of the best measurement and
-  stops after ``patience`` measurements without a better one (:class:`course.lm_training.KeepBest`,
+  stops after ``patience`` measurements without a better one (:class:`course.lm.best.KeepBest`,
   as the biLM's and the Transformers' trainers do);
 - :func:`train_classifier` (stage 3): a :class:`~course.ulmfit.classifier.Classifier` on the LM,
   trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
@@ -29,7 +29,6 @@ import numpy as np
 import torch
 
 from ..checkpoints import (
-    check_resumable,
     checkpoint_errors,
     labelled_corpus,
     read_checkpoint,
@@ -39,11 +38,12 @@ from ..checkpoints import (
 )
 from ..devices import resolve_device
 from ..elmo.batching import LanguageModelData
-from ..elmo.model import TrainingState
-from ..elmo.precision import autocast, autocast_dtype
-from ..elmo.training import cpu_threads
 from ..errors import SettingError
-from ..lm_training import KeepBest, epoch_position, measures
+from ..lm.best import KeepBest, epoch_position, measures
+from ..lm.precision import autocast, autocast_dtype
+from ..lm.resume import RESUMABLE_CHANGES, check_same_run
+from ..lm.state import TrainingState
+from ..lm.threads import cpu_threads
 from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
@@ -51,7 +51,6 @@ from .language_model import ForwardLM, check_vocabulary
 from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
 
 CHECKPOINT_FORMAT = "course.ulmfit-classifier-checkpoint/1"
-RESUMABLE_CHANGES = {"device"}
 
 
 def parameter_groups(groups, top_rate: float, factor: float) -> list[dict]:
@@ -119,7 +118,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     Returns:
         A copy of ``elmo`` whose forward LM is the fine-tuned one (the backward LM is unchanged),
         with ``.history``: the mean training loss of each tenth of the run, and ``.fine_tuning``:
-        a :class:`~course.elmo.model.TrainingState` with the epochs done and, with ``heldout``,
+        a :class:`~course.lm.state.TrainingState` with the epochs done and, with ``heldout``,
         every held-out measurement (``heldout``), the best (``best``) and ``stopped_early``.
     """
     device = resolve_device(config.device)
@@ -131,7 +130,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
         raise SettingError("no texts to fine-tune the language model on")
     groups = [*lm.layer_groups(), lm.bilm.softmax]
     optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
-    dtype = autocast_dtype(elmo.config, device)
+    dtype = autocast_dtype(elmo.config.precision, device)
     torch.manual_seed(config.seed)
     total_steps = config.epochs * len(data.batches(config.batch_tokens))
     bar = _progress(total_steps, progress, "LM fine-tuning", "step")
@@ -139,7 +138,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     best = KeepBest(lm.bilm, state, config.patience) if heldout is not None else None
 
     def stepped(step: int, epoch: int, batch_in_epoch: int, batches_in_epoch: int) -> bool:
-        """After a step: count it (and the epoch at its end); where :func:`~course.lm_training.measures`
+        """After a step: count it (and the epoch at its end); where :func:`~course.lm.best.measures`
         says so, measure the held-out texts and keep the best. True: stop."""
         ends = batch_in_epoch == batches_in_epoch
         state.step, state.epoch, state.batch_in_epoch = step, epoch + ends, 0 if ends else batch_in_epoch
@@ -233,7 +232,7 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
     if config.pretrained:
         check_vocabulary(elmo, [r.words for r in train])
     classifier = build_classifier(elmo, config)
-    dtype = autocast_dtype(elmo.config, resolve_device(config.device))
+    dtype = autocast_dtype(elmo.config.precision, resolve_device(config.device))
     identity = _run_identity(train, elmo, config)
     return _fit(classifier, train, dev, config, dtype, progress, checkpoint, identity if continuing else None,
                 identity)
@@ -336,8 +335,8 @@ def _resume(path, classifier, optimizer, identity) -> dict:
     with checkpoint_errors(path, "classifier"):
         saved = read_checkpoint(path, CHECKPOINT_FORMAT)
         old = saved["identity"]
-        check_resumable(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
-                        identity["config"])
+        check_same_run(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
+                       identity["config"])
         if old["lm_weights"] != identity["lm_weights"]:
             raise SettingError(f"{path}: was trained on another LM (other weights); give the LM it was trained on, "
                                "or another checkpoint file")

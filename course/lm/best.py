@@ -1,8 +1,7 @@
-"""What the language-model trainers share (the biLM of :mod:`course.elmo`, the Transformers of
-:mod:`course.transformer` and ULMFiT's fine-tuning): resuming a checkpoint of the same run, and
-keeping the model at its best held-out perplexity.
+"""Keeping a language model at its best held-out perplexity (the biLM of :mod:`course.elmo`, the
+Transformers of :mod:`course.transformer`, ULMFiT's fine-tuning and the Transformers' classifiers).
 
-Keeping the best: after every measurement of the held-out perplexity p_k,
+After every measurement of the held-out perplexity p_k,
 
     best = min(p_1 .. p_k),   since_best = k - argmin(p_1 .. p_k),
 
@@ -16,50 +15,11 @@ every N-th optimizer step s (s = N, 2N, ..., counted over all epochs) and after 
 that on a corpus whose epoch takes hours the best weights are kept, and the patience counted, within
 an epoch. The patience then counts measurements, not epochs. A measurement's ``epoch`` says where it
 stands: whole epochs done, plus the share of the current one (:func:`epoch_position`, e.g. 1.5).
-
-Resuming within an epoch: the trainers draw an epoch's batch order from (seed, epoch) and record in
-``state.batch_in_epoch`` how many of its steps are done; a checkpoint written within an epoch also
-records a fingerprint of that order (:func:`batch_order`), and the resumed run refuses to go on if
-the order it draws again is another (:func:`check_batch_order`), as it would be where the random
-generator's algorithm changed between the two runs.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
-
-import numpy as np
 import torch
-
-from .checkpoints import check_resumable, run_identity
-from .errors import SettingError
-
-RESUMABLE_CHANGES = frozenset({"device", "threads", "checkpoint_every", "preset"})  # a resumed run may change
-
-
-def resume_checkpoint(checkpoint: str | os.PathLike | None, config, load, corpus, words):
-    """``(model, payload)`` of ``checkpoint`` when there is one to resume from, now with ``config``;
-    else ``(None, None)``.
-
-    Args:
-        load: reads the checkpoint: ``load(path, device=..., with_extra=True) -> (model, payload)``.
-        corpus, words: the corpus asked for now and the vocabulary it gives, to be checked against
-            the identity the checkpoint records (:func:`course.checkpoints.check_resumable`).
-
-    Raises:
-        SettingError: a checkpoint of another corpus or vocabulary, with other settings (but for
-            :data:`RESUMABLE_CHANGES`), or one without the record of its corpus.
-        ModelFileError: a damaged checkpoint.
-    """
-    if checkpoint is None or not Path(checkpoint).is_file():
-        return None, None
-    model, payload = load(checkpoint, device=config.device, with_extra=True)
-    check_resumable(checkpoint, {"identity": payload.get("identity"), "config": model.config.to_dict()},
-                    run_identity(corpus, words), config.to_dict(), RESUMABLE_CHANGES)
-    model.config = config
-    return model, payload
 
 
 def measures(eval_every: int | None, step: int, epoch_ends: bool, last_epoch: bool) -> bool:
@@ -81,27 +41,6 @@ def epoch_position(epochs_done: int, batch_in_epoch: int, batches_in_epoch: int)
     if batch_in_epoch == 0 or batches_in_epoch == 0:
         return epochs_done
     return round(epochs_done + batch_in_epoch / batches_in_epoch, 3)
-
-
-def batch_order(groups) -> str:
-    """A fingerprint of an epoch's batch order: the SHA-256 of the sentence numbers of its batches,
-    in order (``groups``: one array of sentence numbers per batch)."""
-    digest = hashlib.sha256()
-    for group in groups:
-        digest.update(np.asarray(group, dtype=np.int64).tobytes())
-        digest.update(b"|")
-    return digest.hexdigest()
-
-
-def check_batch_order(saved: dict | None, groups, checkpoint) -> None:
-    """Refuse to resume within an epoch whose batch order, drawn again, is not the one the
-    checkpoint ``saved`` was written in (its ``batch_order``; a checkpoint written at an epoch's
-    end, or one that does not record it, is not checked)."""
-    recorded = (saved or {}).get("batch_order")
-    if recorded is not None and recorded != batch_order(groups):
-        raise SettingError(f"{checkpoint or 'the checkpoint'}: the epoch's batch order drawn again from the seed is "
-                           "not the one it was trained in (another version of numpy?), so the run cannot go on where "
-                           "it stopped; resume with the versions it was trained with, or train afresh")
 
 
 class KeepBest:

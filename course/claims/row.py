@@ -1,0 +1,70 @@
+"""One row of the claims table: :class:`Claim`, its verdicts, and each claim's sentence as the course states it.
+
+A verdict is ``holds`` (the condition is met and the margin is larger than the spread), ``does not hold here``
+or ``not measured: <reason>``; :func:`not_measured` makes the last kind of row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+HOLDS = "holds"
+FAILS = "does not hold here"
+NOT_MEASURED = "not measured"
+
+LANGUAGE_MODEL = "A neural language model beats counting"
+STATIC = "A static vector gives one vector per word type: it cannot tell senses apart"
+SENSES = "Contextual vectors separate word senses beyond every control"
+LAYERS = "Syntax is learned low, senses high"
+POS_BASELINE = "A linear probe on the biLM's vectors tags parts of speech better than the most-frequent-tag baseline"
+FEW_LABELS = "Pretrained vectors help most when labels are few"
+CONTEXTUAL = "Contextual features beat static ones"
+FINE_TUNING = "Fine-tuning the biLM with the task beats using its layers as features"
+
+PRETRAINED_LM = "A pretrained language model lets a classifier learn from few labels"
+TARGET_DOMAIN = "Fine-tuning the language model on the target domain adds to general pretraining"
+LM_FINE_TUNING = "Fine-tuning the language model beats using its layers as features"
+BAG_OF_WORDS = "With few labels, ULMFiT beats a bag-of-words classifier"
+
+TRANSFORMER_SPEED = "A Transformer trains faster per token than an LSTM at equal size"
+BOTH_SIDES = "A masked LM fills in blanks better than a causal LM"
+TRANSFORMER_SENSES = "A Transformer's top layer separates word senses beyond every control"
+FINE_TUNING_GAIN = "Fine-tuning gains more for BERT than for the LSTM biLM"
+
+
+@dataclass
+class Claim:
+    """One row of the claims table (plain fields, so that ``dataclasses.asdict`` gives its JSON).
+
+    Attributes:
+        claim: the claim in one sentence, as the course states it.
+        notebook: the notebook that teaches it (``"06"``).
+        measurement: what was measured, with the figures.
+        controls: what it was measured against, with their figures.
+        margin: by how much the measurement beat the strongest control (None: not measured).
+        spread: how much the margin moves over seeds or resamples; the margin must exceed it
+            (None: the claim has none, or it was not measured).
+        verdict: ``"holds"``, ``"does not hold here"`` or ``"not measured: <reason>"``.
+    """
+
+    claim: str
+    notebook: str
+    measurement: str
+    controls: str
+    margin: float | None = None
+    spread: float | None = None
+    verdict: str = NOT_MEASURED
+
+
+def not_measured(claim: str, notebook: str, reason: str) -> Claim:
+    """A row for a claim that could not be measured, and why."""
+    return Claim(claim, notebook, "-", "-", None, None, f"{NOT_MEASURED}: {reason}")
+
+
+def _judge(margin: float, spread: float | None, condition: bool = True) -> str:
+    return HOLDS if condition and margin > (spread or 0.0) else FAILS
+
+
+def _by_layer(values: Sequence[float]) -> str:
+    return " / ".join(f"{value:.3f}" for value in values)

@@ -1,0 +1,82 @@
+"""The command line: ``python -m course ...``.
+
+    python -m course corpus list
+    python -m course corpus info wiki-en peoples-daily-zh [--json [FILE]]
+    python -m course corpus export wiki-en --out wiki-en.txt
+    python -m course evaluate vectors.txt [--json [FILE]]
+    python -m course export projector vectors.txt --out projector/ [--limit N] [--words FILE] [--normalise]
+    python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
+    python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
+    python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
+    python -m course probe --model elmo.pt --probes en_polysemy.tsv [--json OUT]
+    python -m course claims [--profile full|smoke] [--json OUT] [--markdown]
+    python -m course build [--profile full|smoke] [--edition en|zh]
+    python -m course assignments [--out build/assignments] [--edition en|zh]
+    python -m course grade NOTEBOOK.ipynb [--timeout 120] [--json OUT]
+    python -m course editions check | sync [NOTEBOOK ...] | stamp NOTEBOOK CELL_ID ...
+
+Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
+line on standard error and exit with status 2.
+
+Each subcommand's parser sits beside its handler, one module per group: :mod:`~course.cli.corpus`,
+:mod:`~course.cli.vectors` (``evaluate``, ``export``), :mod:`~course.cli.train` (the vectors and language
+models), :mod:`~course.cli.tasks` (``train tagger``, ``train classifier``), :mod:`~course.cli.measure`
+(``probe``, ``claims``), :mod:`~course.cli.teaching` (``build``, ``assignments``, ``grade``) and
+:mod:`~course.cli.editions`; each has ``add_parser(subparsers)``. What they share: :mod:`~course.cli.output`
+(JSON, tables, outputs claimed before any work) and :mod:`~course.cli.arguments` (argument types, flag groups).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import CourseError
+from ..paths import release_outputs
+from . import corpus, editions, measure, tasks, teaching, train, vectors
+
+
+class CourseParser(argparse.ArgumentParser):
+    """argparse's parser, whose mistakes (an unknown option, a value of the wrong type, a choice not
+    offered) are one line on standard error and exit status 2, as every other mistake is."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """``python -m course``'s parser: each module's ``add_parser`` in the order ``--help`` lists them."""
+    parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    corpus.add_parser(commands)
+    vectors.add_parser(commands)
+    trainer = commands.add_parser("train", help="train a model")
+    models = trainer.add_subparsers(dest="model", required=True, metavar="MODEL")
+    train.add_parser(models)
+    tasks.add_parser(models)
+    measure.add_parser(commands)
+    teaching.add_parser(commands)
+    editions.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        release_outputs()
+
+
+__all__ = ["CourseParser", "main", "make_parser"]

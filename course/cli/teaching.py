@@ -1,0 +1,102 @@
+"""``build``, ``assignments`` and ``grade``: the course run and indexed, its student notebooks, and a
+student's notebook scored.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..edition import EDITIONS
+from .arguments import _positive_int, _size
+from .output import format_value, table, write_json
+
+
+def build(args) -> int:
+    from ..teaching.build import build_course
+
+    runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only,
+                        edition=args.edition)
+    failed = [run for run in runs if run.error]
+    for run in failed:
+        print(f"error: {run.name} failed: {run.error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def assignments_command(args) -> int:
+    from ..paths import build_dir
+    from ..teaching.assignments import course_assignments, write_student_versions
+    from ..teaching.editions import edition_folder
+
+    folder = edition_folder(args.edition, args.notebooks)
+    out = args.out or build_dir() / ("zh" if args.edition == "zh" else "") / "assignments"
+    written = write_student_versions(out=out, notebooks=folder)
+    found = course_assignments(folder)
+    rows = [("notebook", "assignments", "points")]
+    for path in written:
+        items = found.get(path.name, [])
+        rows.append((path.name, ", ".join(a.id for a in items) or "-", format_value(sum(a.points for a in items))))
+    print(table(rows))
+    print(f"wrote {len(written)} student notebooks to {written[0].parent}", file=sys.stderr)
+    return 0
+
+
+def grade_command(args) -> int:
+    from ..paths import check_writable
+    from ..teaching.grading import grade_notebook
+    from ..teaching.sandbox import Limits
+
+    if args.json and args.json != "-":
+        check_writable(args.json, "report")  # before grading, not after it
+    limits = Limits(memory=args.memory, cpu_seconds=args.cpu_time, processes=args.processes)
+    report = grade_notebook(args.notebook, timeout=args.timeout, profile=args.profile, source_dir=args.source,
+                            limits=limits, notebook_timeout=args.notebook_timeout)
+    rows = [("assignment", "points", "score", "result")]
+    rows += [(r.id, f"{r.points:g}", f"{r.score:g}", r.reason) for r in report.results]
+    rows.append(("total", f"{report.points:g}", f"{report.score:g}",
+                 f"{report.seconds:.0f} s, {report.profile} profile"))
+    print(f"{report.notebook}: {report.score:g} of {report.points:g} points")
+    print(table(rows))
+    if args.json:
+        write_json(report.to_json(), args.json)
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    """``build``, ``assignments`` and ``grade`` under ``subparsers`` (the top-level commands)."""
+    builder = subparsers.add_parser("build", help="run every notebook and write build/index.html")
+    builder.add_argument("--profile", choices=("full", "smoke"), default=None,
+                         help="default: $COURSE_PROFILE, else full")
+    builder.add_argument("--out", type=Path, default=None, help="default: build/")
+    builder.add_argument("--notebooks", type=Path, default=None, help="default: notebooks/")
+    builder.add_argument("--only", default=None, help="run only notebooks whose name contains this")
+    builder.add_argument("--edition", choices=EDITIONS, default=None,
+                         help="en (notebooks/, into build/) or zh (notebooks/zh/, into build/zh/); "
+                              "default: $COURSE_EDITION, else en")
+    builder.set_defaults(handler=build)
+
+    assigner = subparsers.add_parser("assignments", help="write the student version of every notebook")
+    assigner.add_argument("--out", type=Path, default=None, help="default: build/assignments/")
+    assigner.add_argument("--notebooks", type=Path, default=None,
+                          help="the English teacher's notebooks (the Chinese ones are in its zh/); default: notebooks/")
+    assigner.add_argument("--edition", choices=EDITIONS, default="en",
+                          help="en or zh (student versions of notebooks/zh/ into build/zh/assignments/); default en")
+    assigner.set_defaults(handler=assignments_command)
+
+    grader = subparsers.add_parser("grade", help="run a student's notebook and score each assignment")
+    grader.add_argument("notebook", type=Path, help="the filled-in student notebook (it is never changed)")
+    grader.add_argument("--timeout", type=_positive_int, default=120, help="seconds a cell may run (default 120)")
+    grader.add_argument("--notebook-timeout", type=_positive_int, default=None, metavar="SECONDS",
+                        help="seconds the whole notebook may take, both kernels (default 20 cell timeouts)")
+    grader.add_argument("--profile", choices=("full", "smoke"), default="smoke",
+                        help="the profile the notebook runs with (default smoke: the checks need no more)")
+    grader.add_argument("--source", type=Path, default=None,
+                        help="the teacher's notebooks, for the grade cells and hidden tests; default: notebooks/")
+    grader.add_argument("--memory", type=_size, default="8G",
+                        help="address space the student's kernel may use (default 8G)")
+    grader.add_argument("--cpu-time", type=_positive_int, default=1_800, metavar="SECONDS",
+                        help="CPU seconds the student's kernel may use in all (default 1800)")
+    grader.add_argument("--processes", type=_positive_int, default=256,
+                        help="processes and threads the student's kernel may run at once (default 256)")
+    grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
+    grader.set_defaults(handler=grade_command)

@@ -1,0 +1,71 @@
+"""``evaluate`` and ``export projector``: a vectors file's analogies and word similarity, and the vectors
+written for TensorBoard's Embedding Projector.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .arguments import _positive_int
+from .output import check_json_out, write_json
+
+
+def evaluate(args) -> int:
+    from ..evaluate import evaluate_all, format_report
+    from ..vectors import load_vectors
+
+    check_json_out(args.json)
+    methods = ("3cosadd", "3cosmul") if args.method == "both" else (args.method,)
+    results = evaluate_all(load_vectors(args.vectors), restrict_vocab=args.restrict_vocab, methods=methods,
+                           analogies=args.analogies, similarity=args.similarity)
+    results["vectors"]["file"] = str(args.vectors)
+    if args.json:
+        write_json(results, args.json)
+    else:
+        print(format_report(results))
+    return 0
+
+
+def export_projector_command(args) -> int:
+    from ..projector import export_projector, read_metadata_columns, read_word_list
+
+    words = read_word_list(args.words) if args.words else None
+    columns = read_metadata_columns(args.metadata) if args.metadata else None
+    paths = export_projector(args.vectors, args.out, limit=args.limit, words=words, normalise=args.normalise,
+                             metadata=columns)
+    with open(paths["metadata"], encoding="utf-8") as handle:
+        rows = sum(1 for _ in handle) - 1
+    print(f"wrote {rows:,} words to {args.out} ({', '.join(path.name for path in paths.values())}); "
+          f"see them with 'tensorboard --logdir {args.out}', or load the two .tsv files at "
+          "https://projector.tensorflow.org", file=sys.stderr)
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    """``evaluate`` and ``export projector`` under ``subparsers`` (the top-level commands)."""
+    evaluation = subparsers.add_parser("evaluate", help="analogies and word similarity of a vectors file")
+    evaluation.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
+    evaluation.add_argument("--method", choices=("3cosadd", "3cosmul", "both"), default="both")
+    evaluation.add_argument("--restrict-vocab", type=_positive_int, default=300_000,
+                            help="search answers among this many most frequent words (gensim's default)")
+    evaluation.add_argument("--analogies", default="google-analogies", metavar="FILE",
+                            help="analogy questions (': section' lines, then 'a b c d'); default: Google's set")
+    evaluation.add_argument("--similarity", nargs="+", default=["wordsim353", "simlex999"], metavar="FILE",
+                            help="word-pair files ('word1<TAB>word2<TAB>score'); default: wordsim353 simlex999")
+    evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
+    evaluation.set_defaults(handler=evaluate)
+
+    exporter = subparsers.add_parser("export", help="write vectors in another tool's format")
+    export_formats = exporter.add_subparsers(dest="export_format", required=True, metavar="FORMAT")
+    projector = export_formats.add_parser("projector", help="TensorBoard's Embedding Projector: vectors.tsv, "
+                                                            "metadata.tsv and projector_config.pbtxt in a folder")
+    projector.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
+    projector.add_argument("--out", required=True, type=Path, help="folder to write (made if missing)")
+    projector.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                           help="only the first N words (the most frequent, in the course's files)")
+    projector.add_argument("--words", default=None, metavar="FILE", help="only these words, one a line, in this order")
+    projector.add_argument("--normalise", action="store_true", help="unit-length rows (euclidean = cosine order)")
+    projector.add_argument("--metadata", default=None, metavar="FILE",
+                           help="more columns: a TSV file with a header row, word<TAB>column...")
+    projector.set_defaults(handler=export_projector_command)

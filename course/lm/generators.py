@@ -1,0 +1,36 @@
+"""The random numbers of a language model's training (dropout, and the masks where they are drawn
+from torch's generator): started from the seed, or taken up where a checkpoint left them, so that a
+resumed run draws what an uninterrupted one would have."""
+
+from __future__ import annotations
+
+import torch
+
+from .. import distributed
+
+
+def start_random_state(seed: int, device: torch.device, saved: dict | None,
+                       world: distributed.World = distributed.World()) -> None:
+    """The random numbers of dropout: drawn from ``seed`` (+ the rank, under torchrun), or, when
+    resuming, from where the checkpoint ``saved`` left them (its ``rng`` and ``cuda_rng``, each
+    process's own), so that a resumed run draws what an uninterrupted one would have."""
+    if saved is not None:
+        mine = saved.get("ranks", [saved])[world.rank]
+        torch.set_rng_state(mine["rng"])
+        if device.type == "cuda" and mine.get("cuda_rng") is not None:
+            torch.cuda.set_rng_state(mine["cuda_rng"], device)
+    else:
+        torch.manual_seed(seed + world.rank)
+        if device.type == "cuda":
+            torch.cuda.manual_seed(seed + world.rank)
+
+
+def random_state(device: torch.device, world: distributed.World = distributed.World()) -> dict:
+    """What a checkpoint keeps of the random generators: ``{"rng", "cuda_rng"}`` (rank 0's), and
+    under torchrun every process's in ``"ranks"`` with the number of processes (``"world_size"``).
+    Every process must call it."""
+    mine = {"rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(device) if device.type == "cuda" else None}
+    if not world.distributed:
+        return mine
+    return {**mine, "ranks": world.gather(mine), "world_size": world.size}

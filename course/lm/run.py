@@ -1,0 +1,212 @@
+"""The bookkeeping of one call of a language model's trainer, the same for the biLM and the
+Transformers: epochs of batches shuffled from (seed, epoch), the loss read out every
+:data:`LOG_EVERY` steps, the held-out perplexity after every epoch (or every ``config.eval_every``
+steps: :func:`course.lm.best.measures`) with the best weights kept, checkpoints, and stopping early.
+
+A model's trainer subclasses :class:`Run` and says how to take one step (:meth:`Run.step`), read
+the loss out (:meth:`Run.read_out`), measure the held-out sentences (:meth:`Run.evaluate`) and what
+its checkpoint keeps of the optimizer (:meth:`Run.checkpoint_extra`). Everything is recorded in
+``model.state`` (:class:`~course.lm.state.TrainingState`); ``state.seconds`` counts the time spent
+in steps (a read-out waits for the GPU and is counted too), not the held-out measurements, the
+callbacks or the checkpoints.
+
+Where a call stops (``max_steps``, ``max_seconds``) the checkpoint is written first, with the loss
+summed since the last read-out, so that a resumed run reads out and records what an uninterrupted
+one does; then the loss of the last steps is read out, so that the model returned has them in its
+history.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import distributed
+from .best import KeepBest, epoch_position, measures
+from .generators import random_state
+from .resume import batch_order, check_batch_order
+
+LOG_EVERY = 10  # steps between the loss read-outs (each one waits for the GPU)
+
+
+class Limits:
+    """Where a call of a trainer stops early: after ``max_steps`` steps in all, or ``max_seconds``
+    after these limits were made."""
+
+    def __init__(self, max_steps: int | None = None, max_seconds: float | None = None):
+        self.max_steps, self.max_seconds = max_steps, max_seconds
+        self.started = time.perf_counter()
+
+    def reached(self, step: int) -> bool:
+        return (self.max_steps is not None and step >= self.max_steps) or (
+            self.max_seconds is not None and time.perf_counter() - self.started >= self.max_seconds)
+
+
+class Run:
+    """The epochs of one call of a trainer.
+
+    Args:
+        model: the model trained (``config``, ``state``, ``save``); ``train``, ``heldout``: the
+            training and held-out sentences (``batches``, ``batch``, ``lengths``; no held-out: None).
+        bar: the tqdm bar; ``checkpoint``: the file to save to (None: no checkpoints);
+        best: keeps the best held-out measurement's weights (None without held-out sentences);
+        identity: the corpus and vocabulary, recorded in every checkpoint;
+        world: the processes training together; ``saved``: the checkpoint resumed from;
+        callback: called with the model after every read-out and every epoch.
+    """
+
+    def __init__(self, model, train, heldout, bar, checkpoint, best: KeepBest | None, identity: dict,
+                 world: distributed.World = distributed.World(), saved: dict | None = None, callback=None):
+        self.model, self.config, self.state = model, model.config, model.state
+        self.train, self.heldout = train, heldout
+        self.bar, self.checkpoint, self.best, self.callback = bar, checkpoint, best, callback
+        self.identity = identity
+        self.world = world
+        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
+        self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
+        self.stopped = False
+        self.unread = None  # the learning rate of the last step, where it stopped before a read-out
+
+    def saved_interval(self) -> dict | None:
+        """This process's losses summed since the last read-out, as the checkpoint resumed from kept them."""
+        if self.saved is None or "interval" not in self.saved:
+            return None
+        return self.saved.get("intervals", [self.saved["interval"]])[self.world.rank]
+
+    # --------------------------------------------------------------- what each model's trainer says
+
+    def learning_rate(self, step: int) -> float:
+        """The learning rate of step ``step`` (0-based) of ``self.total_steps``."""
+        raise NotImplementedError
+
+    def step(self, group: np.ndarray, lr: float) -> None:
+        """One optimizer step at ``lr`` on the sentences ``group`` of ``self.train``, its summed
+        losses added to the interval since the last read-out."""
+        raise NotImplementedError
+
+    def read_out(self, lr: float) -> tuple[dict, dict]:
+        """The interval's loss and training perplexity (waits for the GPU), then a new interval:
+        ``(history fields, bar fields)``."""
+        raise NotImplementedError
+
+    def interval_state(self) -> dict:
+        """What a checkpoint keeps of the losses summed since the last read-out."""
+        raise NotImplementedError
+
+    def evaluate(self) -> tuple[dict, float, dict]:
+        """The held-out measurement: ``(entry fields, the perplexity compared, bar fields)``."""
+        raise NotImplementedError
+
+    def checkpoint_extra(self) -> dict:
+        """What a checkpoint keeps of the optimizer (and the loss scaler)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------- the epochs
+
+    def epochs(self, limits: Limits) -> None:
+        """Train until every epoch is done, the patience is used up or ``limits`` is reached."""
+        while self.state.epoch < self.config.epochs and not self.stopped and not self.state.stopped_early:
+            self.epoch(limits)
+            self.end_epoch()
+        if self.unread is not None:  # stopped between two read-outs: after the checkpoint, read the last steps out
+            self.log(self.unread)
+
+    def epoch(self, limits: Limits) -> None:
+        """The rest of the current epoch, its sentences shuffled with the seed (``config.seed``,
+        epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
+        state, config = self.state, self.config
+        groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
+        if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
+            check_batch_order(self.saved, groups, self.checkpoint)
+        self.saved, self.order = None, batch_order(groups)
+        steps = self.world.shard(groups)
+        self.batches_in_epoch = len(steps)
+        lengths = self.train.lengths()
+        clock = time.perf_counter()
+        for group, everyone in steps[state.batch_in_epoch:]:
+            lr = self.learning_rate(state.step)
+            self.step(group, lr)
+            words = sum(int(lengths[g].sum()) for g in everyone)  # every process's batch
+            state.step += 1
+            state.batch_in_epoch += 1
+            state.tokens += words
+            self.bar.update(words)
+            self.stopped = (self.world.agree(limits.reached(state.step)) if limits.max_seconds
+                            else limits.reached(state.step))
+            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(steps):
+                self.log(lr, clock)
+                clock = time.perf_counter()
+            elif self.stopped:
+                self.unread = lr
+            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
+            measured = within and self.heldout is not None and measures(config.eval_every, state.step, False, False)
+            if measured:
+                state.seconds += time.perf_counter() - clock
+                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
+                clock = time.perf_counter()
+            if state.stopped_early:
+                return  # end_epoch saves the checkpoint
+            if (measured or state.step % config.checkpoint_every == 0) and not self.stopped:
+                self.save_checkpoint()
+                clock = time.perf_counter()
+            if self.stopped:
+                state.seconds += time.perf_counter() - clock
+                return
+
+    def log(self, lr: float, clock: float | None = None) -> None:
+        """Record the loss and training perplexity since the last read-out (and the time spent
+        stepping since ``clock``) in ``state.history`` and on the bar; call the callback."""
+        state = self.state
+        fields, shown = self.read_out(lr)
+        if clock is not None:
+            state.seconds += time.perf_counter() - clock
+        state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
+                              **fields})
+        self.bar.set_postfix(**shown, refresh=False)
+        if self.callback is not None:
+            self.callback(self.model)
+
+    def end_epoch(self) -> None:
+        """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
+        every epoch, or with ``config.eval_every`` on its steps and after the last epoch) measure the
+        held-out perplexity; save a checkpoint and call the callback. Nothing is measured where
+        training stops mid-epoch but where the steps call for it, so that a resumed run measures,
+        keeps and stops as an uninterrupted one."""
+        state = self.state
+        whole = state.batch_in_epoch == self.batches_in_epoch
+        if whole:
+            state.epoch += 1
+            state.batch_in_epoch = 0
+        if self.heldout is not None and whole and measures(self.config.eval_every, state.step, True,
+                                                           state.epoch >= self.config.epochs):
+            self.measure(state.epoch)
+        state.finished = state.epoch >= self.config.epochs or state.stopped_early
+        self.save_checkpoint()
+        if self.callback is not None:
+            self.callback(self.model)
+
+    def measure(self, epoch: int | float) -> None:
+        """Measure the held-out perplexity (rank 0's measurement, in every process) and give it to
+        :class:`~course.lm.best.KeepBest`; ``epoch``: where training stands
+        (:func:`~course.lm.best.epoch_position`)."""
+        state = self.state
+        fields, perplexity, shown = self.world.agree(self.evaluate())
+        entry = {"epoch": epoch, "step": state.step, "tokens": state.tokens, **fields}
+        state.heldout.append(entry)
+        self.best.measured(entry, perplexity)
+        self.bar.set_postfix(**shown, kept=self.best.note(), refresh=False)
+
+    def save_checkpoint(self) -> None:
+        """The model with the optimizer's and the random generators' states, the best weights, and
+        the losses summed since the last read-out, when training has a checkpoint file. Every
+        process takes part."""
+        generators = random_state(self.model.device, self.world)
+        interval = self.interval_state()
+        intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
+        extra = self.checkpoint_extra()
+        if self.checkpoint is not None:
+            self.model.save(self.checkpoint, extra={**extra, **generators,
+                                                    **(self.best.checkpoint_extra() if self.best else {}),
+                                                    "interval": interval, **intervals, "identity": self.identity,
+                                                    "batch_order": self.order if self.state.batch_in_epoch else None})
