@@ -5,7 +5,8 @@
 run, and keeps the weights of the best of those: the epoch is chosen on dev, never on test. With a
 checkpoint file it saves the run after every epoch (weights, optimizer, random states, the best
 weights so far), and ``resume=True`` continues an interrupted run to the same result as one that
-never stopped.
+never stopped. The epochs, the keeping and the checkpoints are the loop of :mod:`course.supervised`,
+which ULMFiT's classifier shares; what is the tagger's own is here (its batches and its score).
 
 :func:`entity_scores` is the CoNLL measure (``seqeval``): an entity counts as found only when its
 type and both ends are right; precision over the predicted entities, recall over the gold ones.
@@ -13,27 +14,18 @@ type and both ends are right; precision over the predicted entities, recall over
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..checkpoints import (
-    check_resumable,
-    checkpoint_errors,
-    labelled_corpus,
-    read_checkpoint,
-    resumes,
-    run_identity,
-    write_checkpoint,
-)
+from ..checkpoints import labelled_corpus, resumes, run_identity
 from ..devices import check_memory, resolve_device
 from ..errors import SettingError
 from ..labelled import length_batches
 from ..ner import LABELS
+from ..supervised import Checkpoint, LoopConfig, fit
 from .config import TaggerConfig, epochs_for
 from .inputs import ElmoFeatures, ElmoInput, LearnedEmbeddings, StaticVectors
 from .model import Tagger
@@ -162,15 +154,12 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
     tagger = build_tagger(train, config, vectors, elmo, features, bert).to(device)
     optimizer = _optimizer(tagger, config)
     epochs = config.epochs or epochs_for(len(train))
-    checkpoints = evaluation_epochs(epochs, config.evaluations)
-    identity = _run_identity(train, tagger, config) if checkpoint is not None else None
+    saving = None if checkpoint is None else Checkpoint(
+        checkpoint, CHECKPOINT_FORMAT, "tagger", _run_identity(train, tagger, config), "weights",
+        "was trained on other inputs (vectors or biLM); give the same ones to resume, or another checkpoint file")
     rng = np.random.default_rng(config.seed)
-    run = {"epoch": 0, "history": [], "best": (-1.0, None, 0), "seconds": 0.0}
-    if continuing:
-        run = _resume(checkpoint, tagger, optimizer, rng, identity)
-    bar = _progress(epochs, progress, config.input, initial=run["epoch"])
-    for epoch in range(run["epoch"] + 1, epochs + 1):
-        started = time.perf_counter()
+
+    def train_epoch(epoch: int) -> dict:
         tagger.train()
         losses = []
         for batch_order in batches(train, config.batch_size, rng):
@@ -181,18 +170,13 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
             torch.nn.utils.clip_grad_norm_(tagger.parameters(), 5.0)
             optimizer.step()
             losses.append(loss.item())
-        if epoch in checkpoints:
-            f1 = float(evaluate(tagger, dev)["f1"])
-            run["history"].append({"epoch": epoch, "loss": float(np.mean(losses)), "dev_f1": f1})
-            if f1 > run["best"][0]:
-                run["best"] = (f1, copy.deepcopy(tagger.state_dict()), epoch)
-        run["epoch"], run["seconds"] = epoch, run["seconds"] + time.perf_counter() - started
-        if checkpoint is not None:
-            _save(checkpoint, tagger, optimizer, rng, run, identity)
-        bar.update(1)
-    bar.close()
-    tagger.load_state_dict(run["best"][1])
-    tagger.history, tagger.best_epoch, tagger.seconds = run["history"], run["best"][2], run["seconds"]
+        return {"loss": float(np.mean(losses))}
+
+    loop = LoopConfig(epochs, frozenset(evaluation_epochs(epochs, config.evaluations)), "f1",
+                      description=f"tagger ({config.input})")
+    run = fit(tagger, optimizer, train_epoch, lambda: evaluate(tagger, dev)["f1"], loop, saving, continuing, rng,
+              progress)
+    tagger.history, tagger.best_epoch, tagger.seconds = run.history, run.best_epoch, run.seconds
     return tagger
 
 
@@ -210,45 +194,3 @@ def _run_identity(train, tagger: Tagger, config: TaggerConfig) -> dict:
         weights.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     return {"identity": run_identity(corpus, vocabulary.words if vocabulary is not None else []),
             "config": {k: v for k, v in config.to_dict().items() if k != "device"}, "weights": weights.hexdigest()}
-
-
-def _save(path, tagger: Tagger, optimizer, rng: np.random.Generator, run: dict, identity: dict) -> None:
-    best_f1, best_state, best_epoch = run["best"]
-    write_checkpoint(path, {"format": CHECKPOINT_FORMAT, "identity": identity, "epoch": run["epoch"],
-                            "history": run["history"], "seconds": run["seconds"],
-                            "weights": {k: v.detach().cpu() for k, v in tagger.state_dict().items()},
-                            "optimizer": optimizer.state_dict(), "numpy_rng": rng.bit_generator.state,
-                            "torch_rng": torch.get_rng_state(),
-                            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-                            "best_f1": best_f1, "best_epoch": best_epoch,
-                            "best_weights": None if best_state is None else
-                            {k: v.detach().cpu() for k, v in best_state.items()}})
-
-
-def _resume(path, tagger: Tagger, optimizer, rng: np.random.Generator, identity: dict) -> dict:
-    """Load the checkpoint at ``path`` into ``tagger``, ``optimizer`` and the random generators;
-    refuse another run's."""
-    with checkpoint_errors(path, "tagger"):
-        saved = read_checkpoint(path, CHECKPOINT_FORMAT)
-        old = saved["identity"]
-        check_resumable(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
-                        identity["config"])
-        if old["weights"] != identity["weights"]:
-            raise SettingError(f"{path}: was trained on other inputs (vectors or biLM); give the same ones to "
-                               "resume, or another checkpoint file")
-        tagger.load_state_dict(saved["weights"])
-        optimizer.load_state_dict(saved["optimizer"])
-        rng.bit_generator.state = saved["numpy_rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        if saved["cuda_rng"] and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(saved["cuda_rng"])
-        device = next(tagger.parameters()).device
-        best = None if saved["best_weights"] is None else {k: v.to(device) for k, v in saved["best_weights"].items()}
-        return {"epoch": saved["epoch"], "history": saved["history"], "seconds": saved["seconds"],
-                "best": (saved["best_f1"], best, saved["best_epoch"])}
-
-
-def _progress(total: int, show: bool, what: str, initial: int = 0):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, initial=initial, desc=f"tagger ({what})", unit="epoch", disable=not show, leave=False)

@@ -10,7 +10,8 @@
   trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
   measured after a few epochs (``evaluations``), and the weights of the best are kept (chosen on
   dev, never on test);
-  with a checkpoint file, each epoch is saved and an interrupted run resumes where it stopped;
+  with a checkpoint file, each epoch is saved and an interrupted run resumes where it stopped (the
+  loop of :mod:`course.supervised`, which the tagger shares);
 - :func:`train_feature_classifier`: the feature-based alternative, a mix of a frozen biLM's layers
   under the same head;
 - :func:`error_rate` and :func:`forward_perplexity`.
@@ -22,28 +23,21 @@ from __future__ import annotations
 
 import copy
 import math
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..checkpoints import (
-    checkpoint_errors,
-    labelled_corpus,
-    read_checkpoint,
-    resumes,
-    run_identity,
-    write_checkpoint,
-)
+from ..checkpoints import labelled_corpus, resumes, run_identity
 from ..devices import resolve_device
 from ..elmo.batching import LanguageModelData
 from ..errors import SettingError
 from ..lm.best import KeepBest, epoch_position, measures
 from ..lm.precision import autocast, autocast_dtype
-from ..lm.resume import RESUMABLE_CHANGES, check_same_run
+from ..lm.resume import RESUMABLE_CHANGES
 from ..lm.state import TrainingState
 from ..lm.threads import cpu_threads
+from ..supervised import Checkpoint, LoopConfig, fit
 from ..tagger.training import batches, evaluation_epochs
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
@@ -242,34 +236,41 @@ def _fit(model, train, dev, config: ClassifierConfig, dtype, progress: bool, che
          identity):
     """Train ``model`` (a :class:`Classifier` or :class:`FeatureClassifier`) on ``train``: Adam over
     its layer groups at their rates, the schedule, gradual unfreezing, dev evaluations; resume from
-    ``checkpoint`` when ``resume_identity`` is given; keep the best evaluation's weights."""
+    ``checkpoint`` when ``resume_identity`` is given; keep the best evaluation's weights
+    (:func:`course.supervised.fit`)."""
     device = resolve_device(config.device)
     groups = model.layer_groups()
     optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
     epochs = config.epochs or epochs_for(len(train))
-    run = {"epoch": 0, "history": [], "best": (math.inf, None, 0), "seconds": 0.0}
-    if resume_identity is not None:
-        run = _resume(checkpoint, model, optimizer, resume_identity)
+    saving = None if checkpoint is None else Checkpoint(
+        checkpoint, CHECKPOINT_FORMAT, "classifier", identity, "lm_weights",
+        "was trained on another LM (other weights); give the LM it was trained on, or another checkpoint file")
+    loop = LoopConfig(epochs, frozenset(evaluation_epochs(epochs, config.evaluations)), "error",
+                      higher_is_better=False, every_epoch=True, description="classifier")
+
+    def evaluate() -> float:
+        with autocast(device, dtype):
+            return error_rate(model, dev)
+
     with cpu_threads(device, config.threads):
-        _epochs(train, dev, model, optimizer, config, run, identity, epochs, device, dtype, progress, checkpoint)
+        run = fit(model, optimizer, _epoch_trainer(train, model, optimizer, config, epochs, device, dtype), evaluate,
+                  loop, saving, resume_identity is not None, progress=progress)
     model.requires_grad_(True)
-    model.load_state_dict(run["best"][1])
     model.eval()
-    model.history, model.best_epoch = run["history"], run["best"][2]
-    model.epochs, model.seconds = epochs, run["seconds"]
+    model.history, model.best_epoch = run.history, run.best_epoch
+    model.epochs, model.seconds = epochs, run.seconds
     return model
 
 
-def _epochs(train, dev, classifier, optimizer, config, run, identity, epochs, device, dtype, progress,
-            checkpoint) -> None:
-    """The epochs of :func:`_fit` from where ``run`` stands, recorded in ``run``."""
+def _epoch_trainer(train, classifier, optimizer, config, epochs, device, dtype):
+    """``train_epoch(epoch) -> {"groups", "loss"}`` of :func:`_fit`: the layer groups unfrozen by
+    then, the batches drawn from (seed, epoch), each step at its share of the slanted triangle."""
     groups = classifier.layer_groups()
     labels = np.array([r.label for r in train])
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
     total_steps = epochs * steps_per_epoch
-    bar = _progress(epochs, progress, "classifier", "epoch", initial=run["epoch"])
-    for epoch in range(run["epoch"] + 1, epochs + 1):
-        started = time.perf_counter()
+
+    def train_epoch(epoch: int) -> dict:
         unfrozen = unfrozen_groups(epoch, len(groups), config.gradual_unfreezing)
         for index, group in enumerate(groups):
             group.requires_grad_(index >= len(groups) - unfrozen)
@@ -289,19 +290,9 @@ def _epochs(train, dev, classifier, optimizer, config, run, identity, epochs, de
             torch.nn.utils.clip_grad_norm_(classifier.parameters(), 1.0)
             optimizer.step()
             losses.append(loss.item())
-        dev_error = None
-        if epoch in evaluation_epochs(epochs, config.evaluations):
-            with autocast(device, dtype):
-                dev_error = error_rate(classifier, dev)
-        run["history"].append({"epoch": epoch, "groups": unfrozen, "loss": float(np.mean(losses)) if losses else
-                               math.nan, "dev_error": dev_error})
-        if dev_error is not None and dev_error < run["best"][0]:
-            run["best"] = (dev_error, copy.deepcopy(classifier.state_dict()), epoch)
-        run["epoch"], run["seconds"] = epoch, run["seconds"] + time.perf_counter() - started
-        if checkpoint is not None:
-            _save(checkpoint, classifier, optimizer, run, identity)
-        bar.update(1)
-    bar.close()
+        return {"groups": unfrozen, "loss": float(np.mean(losses)) if losses else math.nan}
+
+    return train_epoch
 
 
 def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
@@ -320,34 +311,6 @@ def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
             "lm_weights": weights.hexdigest()}
 
 
-def _save(path, classifier, optimizer, run, identity) -> None:
-    best_error, best_state, best_epoch = run["best"]
-    write_checkpoint(path, {"format": CHECKPOINT_FORMAT, "identity": identity, "epoch": run["epoch"],
-                            "history": run["history"], "seconds": run["seconds"],
-                            "weights": {k: v.detach().cpu() for k, v in classifier.state_dict().items()},
-                            "optimizer": optimizer.state_dict(), "best_error": best_error,
-                            "best_weights": {k: v.detach().cpu() for k, v in best_state.items()},
-                            "best_epoch": best_epoch})
-
-
-def _resume(path, classifier, optimizer, identity) -> dict:
-    """Load the checkpoint at ``path`` into ``classifier`` and ``optimizer``; refuse another run's."""
-    with checkpoint_errors(path, "classifier"):
-        saved = read_checkpoint(path, CHECKPOINT_FORMAT)
-        old = saved["identity"]
-        check_same_run(path, {"identity": old.get("identity"), "config": old["config"]}, identity["identity"],
-                       identity["config"])
-        if old["lm_weights"] != identity["lm_weights"]:
-            raise SettingError(f"{path}: was trained on another LM (other weights); give the LM it was trained on, "
-                               "or another checkpoint file")
-        classifier.load_state_dict(saved["weights"])
-        optimizer.load_state_dict(saved["optimizer"])
-        device = next(classifier.parameters()).device
-        best = {k: v.to(device) for k, v in saved["best_weights"].items()}
-        return {"epoch": saved["epoch"], "history": saved["history"], "seconds": saved["seconds"],
-                "best": (saved["best_error"], best, saved["best_epoch"])}
-
-
 def train_feature_classifier(train, dev, features, config: ClassifierConfig = ClassifierConfig(),
                              progress: bool = False) -> FeatureClassifier:
     """Feature-based transfer: the head (and a :class:`~course.elmo.ScalarMix`) on a frozen
@@ -360,7 +323,7 @@ def train_feature_classifier(train, dev, features, config: ClassifierConfig = Cl
     return _fit(model.to(resolve_device(config.device)), train, dev, config, None, progress, None, None, None)
 
 
-def _progress(total: int, show: bool, what: str, unit: str, initial: int = 0):
+def _progress(total: int, show: bool, what: str, unit: str):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, desc=what, unit=unit, disable=not show, leave=False)
+    return tqdm(total=total, desc=what, unit=unit, disable=not show, leave=False)
