@@ -1,0 +1,68 @@
+"""The sentences the notebooks print (course.printed): each English template and its Chinese take the same
+placeholders with the same conversions and format specs, the Chinese is Chinese, every key is used by a code cell
+of its notebooks in both editions, and every text(...) a notebook asks for is in the catalogue."""
+
+import re
+import string
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.edition import CATALOGUE, text
+from course.printed import context_models, static_models
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+GROUPS = {"static_models": (static_models.PRINTED, ("00", "01", "02", "03", "04", "05")),
+          "context_models": (context_models.PRINTED, ("06", "07", "08", "09", "10", "11"))}
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")   # ideographs, CJK and full-width punctuation
+KEYS = [(group, key) for group, (printed, _) in GROUPS.items() for key in sorted(printed)]
+
+
+def placeholders(template: str) -> list[tuple[str, str, str]]:
+    """The (field, conversion, format spec) triples of a template, sorted: "{n:,} of {w!r}" gives
+    [("n", "", ","), ("w", "r", "")]."""
+    return sorted((field, conversion or "", spec or "")
+                  for _, field, spec, conversion in string.Formatter().parse(template) if field is not None)
+
+
+def code_of(numbers, edition: str = "") -> str:
+    cells = []
+    for number in numbers:
+        for path in sorted((NOTEBOOKS / edition).glob(f"{number}_*.ipynb")):
+            cells += [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    return "\n".join(cells)
+
+
+@pytest.mark.parametrize(("group", "key"), KEYS)
+def test_both_editions_take_the_same_placeholders(group, key):
+    printed, numbers = GROUPS[group]
+    entry = printed[key]
+    assert set(entry) == {"en", "zh"}, key
+    assert key[:2] in numbers, f"{key}: a key starts with the number of a notebook of {group}"
+    assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+    assert CJK.search(entry["zh"]), f"{key}: the Chinese template holds no Chinese"
+
+
+@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("edition", ["", "zh"])
+def test_every_key_is_used_by_a_notebook(group, edition):
+    printed, numbers = GROUPS[group]
+    code = code_of(numbers, edition)
+    unused = [key for key in printed if f'"{key}"' not in code and f"'{key}'" not in code]
+    assert not unused, f"keys no code cell of notebooks {', '.join(numbers)} ({edition or 'en'}) uses: {unused}"
+
+
+def test_the_notebooks_ask_only_for_keys_the_catalogue_has():
+    code = code_of([f"{n:02d}" for n in range(100)])
+    asked = set(re.findall(r"""\btext\(\s*["']([^"']+)["']""", code))
+    assert asked, "no text(...) call found in the notebooks"
+    assert not asked - set(CATALOGUE), sorted(asked - set(CATALOGUE))
+
+
+def test_the_catalogue_gives_each_edition_its_sentence():
+    values = {"name": "our CBOW", "words": 1628, "seconds": 0.14}
+    assert text("05 trained", "en", **values) == "our CBOW          1,628 words,   0.1 s"
+    assert text("05 trained", "zh", **values) == "our CBOW          1,628 个词，  0.1 秒"
+    assert text("10 classifiers", "en", n=3, seconds=41.6) == "3 classifiers in 42 s"
+    assert text("10 classifiers", "zh", n=3, seconds=41.6) == "训练了 3 个分类器，用时 42 秒"
