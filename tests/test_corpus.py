@@ -337,7 +337,7 @@ def test_is_available_does_not_count_a_damaged_cache(private_cache, monkeypatch)
 
 
 def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monkeypatch, capsys):
-    from course.course_vectors import course_vectors, vectors_path
+    from course.static.course_models import course_vectors, vectors_path
     from course.vectors import keyed_vectors, save_vectors
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))

@@ -141,7 +141,7 @@ def _topics(seed=0, sentences=200):
 @pytest.mark.parametrize("in_processes", [False, True])  # True: the workers are forked processes
 def test_planted_topics_are_learned_and_loss_falls(in_processes, monkeypatch):
     import course.glove.trainer
-    from course import hogwild
+    from course.static import hogwild
 
     if in_processes and not hogwild.can_fork():
         pytest.skip("needs fork")

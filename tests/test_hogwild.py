@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from course import hogwild
+from course.static import hogwild
 
 pytestmark = pytest.mark.skipif(not hogwild.can_fork(), reason="needs fork")
 
@@ -94,7 +94,7 @@ def _alive(pid: int) -> bool:
 def test_workers_die_with_their_parent(signal_number):
     script = (
         "import os\n"
-        "from course import hogwild\n"
+        "from course.static import hogwild\n"
         "def work(send):\n"
         "    os.write(1, f'{os.getpid()}\\n'.encode())  # one write: the two workers' lines never mix\n"
         "    while True:  # busy, as a trainer is, and never reporting\n"

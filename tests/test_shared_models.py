@@ -17,8 +17,8 @@ def code_of(number: str) -> str:
 
 
 def test_each_shared_file_is_named_as_the_code_that_makes_it_names_it():
-    from course.course_vectors import vectors_path
     from course.elmo.course_models import model_path
+    from course.static.course_models import vectors_path
 
     expected = {vectors_path(kind, corpus, "full").name for kind in ("skipgram-neg", "glove")
                 for corpus in ("wiki-en", "peoples-daily-zh")}

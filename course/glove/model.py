@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .. import devices, hogwild
-from ..static import StaticVectorModel, TrainingState
+from .. import devices
+from ..static import StaticVectorModel, TrainingState, hogwild
 from ..vocab import Vocabulary
 from .config import GloVeConfig
 from .counting import ENTRY_BYTES, cooccurrence_counts, nonzero_entries

@@ -24,14 +24,14 @@ import os
 
 import scipy.sparse as sp
 
-from .. import devices, hogwild
+from .. import devices
 from ..checkpoints import corpus_key
 from ..errors import SettingError, TrainingDivergedError
-from ..static import run_epochs
+from ..static import hogwild, run_epochs
 from .batches import Batch, DeviceEntries, batch_loss_and_gradients
 from .counting import ENTRY_BYTES, entry_order
 
-# Hogwild workers as forked processes (course.hogwild) rather than threads. Measured on wiki-en-articles
+# Hogwild workers as forked processes (course.static.hogwild) rather than threads. Measured on wiki-en-articles
 # with 2 workers on 2 cores, processes trained 0.78-0.87 times as many entries per second as threads:
 # a batch is a few large sparse products, which release the interpreter lock, so threads already run
 # in parallel, and processes add a fork per epoch. So GloVe keeps threads.

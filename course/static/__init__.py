@@ -4,7 +4,9 @@
 - :mod:`~course.static.model`: :class:`StaticVectorModel`, a model's vectors out as gensim
   ``KeyedVectors`` and word2vec files, its checkpoints, and how a run starts or resumes;
 - :mod:`~course.static.epochs`: :func:`run_epochs`, the epoch loop, its units of work shared
-  among Hogwild workers: forked processes (:mod:`course.hogwild`) or Python threads.
+  among Hogwild workers: forked processes (:mod:`~course.static.hogwild`) or Python threads;
+- :mod:`~course.static.hogwild`: lock-free training in forked processes over tables in shared memory;
+- :mod:`~course.static.course_models`: the skip-gram and GloVe vectors the notebooks share, per corpus.
 """
 
 from .epochs import run_epochs

@@ -2,7 +2,7 @@
 workers that update the model's tables without locks, as word2vec.c's and glove.c's threads do.
 
 Python threads share one interpreter lock, which a trainer made of many small tensor operations
-holds between them; forked processes (:mod:`course.hogwild`) have one each, and train at up to
+holds between them; forked processes (:mod:`course.static.hogwild`) have one each, and train at up to
 twice the speed of one worker on two cores. One worker trains the units in order: with one seed,
 the same vectors every time; with two or more the order in which they update shared rows
 changes from run to run, and so do the vectors.
@@ -15,8 +15,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from .. import hogwild
 from ..devices import keep_work_memory
+from . import hogwild
 
 # train_unit(index, done) -> (examples, mean loss or None); done() -> examples trained so far
 TrainUnit = Callable[[int, Callable[[], int]], tuple[int, float | None]]
@@ -124,7 +124,7 @@ def _epoch_in_threads(threads: int, units: int, train_unit: TrainUnit, record, d
 
 def _epoch_in_processes(processes: int, units: int, train_unit: TrainUnit, record, done_before: int, poll,
                         poll_seconds: float) -> None:
-    """One epoch in ``processes`` forked processes that train the shared tables (:mod:`course.hogwild`)."""
+    """One epoch in ``processes`` forked processes that train the shared tables (:mod:`course.static.hogwild`)."""
     import torch
 
     # the next unit to take, and the examples trained in this epoch (for the learning rate)

@@ -84,7 +84,7 @@ class Word2Vec(StaticVectorModel):
         self.output_table.copy_(payload["output"])
 
     def share_memory(self) -> None:
-        from .. import hogwild
+        from ..static import hogwild
 
         self.input_vectors = hogwild.shared_tensor(self.input_vectors)
         shared = hogwild.shared_tensor(self.output_table)

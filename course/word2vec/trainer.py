@@ -27,11 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import hogwild
 from ..checkpoints import corpus_key
 from ..devices import check_memory, format_bytes
 from ..errors import TrainingDivergedError
-from ..static import run_epochs
+from ..static import hogwild, run_epochs
 from .examples import cbow_windows, chunks, subsample, training_text
 from .kernels import scatter_add, table_scores, table_sums
 from .losses import backward, hierarchical_softmax_terms, negative_sampling_terms, scores

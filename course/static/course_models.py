@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .errors import VectorsFileError
-from .paths import models_dir
-from .settings import by_profile
+from ..errors import VectorsFileError
+from ..paths import models_dir
+from ..settings import by_profile
 
 KINDS = ("skipgram-neg", "glove")
 
@@ -21,16 +21,16 @@ KINDS = ("skipgram-neg", "glove")
 def course_settings(kind: str, profile: str | None = None):
     """The ``Word2VecConfig`` or ``GloVeConfig`` of the course's ``kind`` of vectors in ``profile``."""
     if kind == "skipgram-neg":
-        from .word2vec import Word2VecConfig
+        from ..word2vec import Word2VecConfig
 
         return Word2VecConfig(arch="skipgram", loss="neg", dim=100, window=5, min_count=5, seed=1, threads=1,
                               device="cpu", epochs=by_profile(profile, full=10, smoke=1))
     if kind == "glove":
-        from .glove import GloVeConfig
+        from ..glove import GloVeConfig
 
         return GloVeConfig(dim=100, window=10, min_count=5, seed=1, threads=1, device="cpu",
                            epochs=by_profile(profile, full=15, smoke=2))
-    from .errors import SettingError
+    from ..errors import SettingError
 
     raise SettingError(f"unknown kind of course vectors {kind!r}: use one of {', '.join(KINDS)}")
 
@@ -44,8 +44,8 @@ def course_vectors(kind: str, corpus_name: str, profile: str | None = None, prog
     """The course's ``kind`` vectors (``"skipgram-neg"`` or ``"glove"``) of a corpus, as gensim
     ``KeyedVectors``: loaded if saved, else trained on the whole corpus now and saved. A saved file
     that cannot be read (cut short, say) or holds vectors of another size is trained again, with a note."""
-    from .corpus import load_corpus
-    from .vectors import load_vectors
+    from ..corpus import load_corpus
+    from ..vectors import load_vectors
 
     config = course_settings(kind, profile)
     path = vectors_path(kind, corpus_name, profile)
@@ -63,11 +63,11 @@ def course_vectors(kind: str, corpus_name: str, profile: str | None = None, prog
               flush=True)
     corpus = load_corpus(corpus_name, progress=False)
     if kind == "glove":
-        from .glove import train_glove
+        from ..glove import train_glove
 
         model = train_glove(corpus, config, progress=progress)
     else:
-        from .word2vec import train_word2vec
+        from ..word2vec import train_word2vec
 
         model = train_word2vec(corpus, config, progress=progress)
     model.save_vectors(path)
