@@ -33,11 +33,11 @@ from course.runtime import setup_cpu
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course import load_corpus
+from course.analysis.probes import probe_model, probe_summary, read_probes
+from course.counts.ngram import KneserNeyLM
 from course.elmo import evaluate_perplexity, preset, train_elmo
 from course.elmo.training import language_model_data, vocabularies
 from course.lm import split_heldout
-from course.ngram import KneserNeyLM
-from course.probes import probe_model, probe_summary, read_probes
 
 REFERENCE_PERPLEXITY = 680
 TARGET = 0.75  # the course's target: held-out perplexity at most 0.75 of the Kneser-Ney bigram's

@@ -20,8 +20,9 @@ from course.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
-from course import evaluate, load_corpus
-from course.vectors import load_vectors
+from course import load_corpus
+from course.analysis import evaluate
+from course.analysis.vectors import load_vectors
 
 
 def median_seconds(function, repeats: int) -> tuple[float, object]:

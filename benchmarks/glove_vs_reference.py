@@ -42,8 +42,8 @@ from course.runtime import setup_cpu
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course import load_corpus
+from course.analysis.evaluate import evaluate_all, summary_row
 from course.devices import resolve_device
-from course.evaluate import evaluate_all, summary_row
 from course.glove import GloVe, GloVeConfig, cooccurrence_counts
 from course.vocab import Vocabulary
 

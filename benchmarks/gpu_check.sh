@@ -71,7 +71,7 @@ import elmo_throughput  # noqa: E402
 import word2vec_vs_gensim  # noqa: E402
 
 from course import load_corpus  # noqa: E402
-from course.evaluate import evaluate_all, summary_row  # noqa: E402
+from course.analysis.evaluate import evaluate_all, summary_row  # noqa: E402
 from course.elmo import train_elmo  # noqa: E402
 from course.transformer.throughput import median_table, training_throughput  # noqa: E402
 

@@ -22,10 +22,10 @@ from course.runtime import setup_cpu
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course.elmo import course_elmo
-from course.ner import ner_data
 from course.static.course_models import course_vectors
 from course.tagger import INPUTS, TaggerConfig
 from course.tagger.curves import curve_table, learning_curve
+from course.tasks.ner import ner_data
 
 
 def main() -> None:

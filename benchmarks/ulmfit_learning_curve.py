@@ -22,7 +22,7 @@ from course.runtime import setup_cpu
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course.elmo import course_elmo
-from course.reviews import review_data
+from course.tasks.reviews import review_data
 from course.ulmfit import ClassifierConfig
 from course.ulmfit.course_models import course_review_lm
 from course.ulmfit.experiments import VARIANTS, bag_of_words, compare, error_table

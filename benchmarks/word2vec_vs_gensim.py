@@ -28,7 +28,7 @@ from course.runtime import setup_cpu
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course import load_corpus
-from course.evaluate import evaluate_all, summary_row
+from course.analysis.evaluate import evaluate_all, summary_row
 from course.vocab import Vocabulary
 from course.word2vec import Word2VecConfig, train_word2vec
 

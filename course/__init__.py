@@ -2,25 +2,29 @@
 
 The public pieces, each in a module of its own:
 
-- :mod:`course.corpus`: named corpora and user files as sentences of tokens (:func:`load_corpus`);
+- :mod:`course.text.corpus`: named corpora and user files as sentences of tokens (:func:`load_corpus`);
 - :mod:`course.vocab`: :class:`Vocabulary` with subsampling, the noise distribution and Huffman codes;
-- :mod:`course.evaluate`: analogies, word similarity and neighbours on gensim ``KeyedVectors``;
-- :mod:`course.plots`: figures, with a CJK font for Chinese labels;
+- :mod:`course.analysis.evaluate`: analogies, word similarity and neighbours on gensim ``KeyedVectors``;
+- :mod:`course.figures.plots`: figures, with a CJK font for Chinese labels;
 - :mod:`course.glove`: co-occurrence counting and GloVe (:class:`GloVe`, :func:`train_glove`);
 - :mod:`course.elmo`: ELMo's biLM, its embeddings and training (:class:`Elmo`, :func:`train_elmo`);
-- :mod:`course.probes`: sense probes, nearest contexts and the POS probe per layer;
+- :mod:`course.analysis.probes`: sense probes, nearest contexts and the POS probe per layer;
 - :mod:`course.settings`: the ``full`` / ``smoke`` profile;
 - :mod:`course.edition`: the edition, English or Chinese, and the words figures and tables use in it;
 - :mod:`course.teaching`: what delivers the course: notebook tables, assignments and their checks, grading, the build;
 - :mod:`course.cli`: ``python -m course ...``.
+
+The modules are grouped by what they do: :mod:`course.text` (text in; tokens, corpora out), :mod:`course.tasks`
+(the labelled data sets), :mod:`course.counts` (the count-based models), :mod:`course.analysis` (measuring what
+vectors hold) and :mod:`course.figures` (pictures, maps, diagrams); the models each have a package of their own.
 """
 
-from .corpus import Corpus, from_sentences, list_corpora, load_corpus
 from .edition import current_edition, use_edition
 from .errors import CourseError
 from .paths import models_dir
 from .settings import by_profile, resolve_profile
 from .teaching.report import headline, markdown_table
+from .text.corpus import Corpus, from_sentences, list_corpora, load_corpus
 from .vocab import Vocabulary, VocabularyConfig
 
 __version__ = "0.1.0"

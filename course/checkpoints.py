@@ -111,7 +111,7 @@ def run_identity(corpus, words) -> dict:
 def labelled_corpus(name: str, sentences) -> object:
     """Labelled texts as a corpus whose tokens are ``word<TAB>label`` pairs (``label`` may be one per
     word or one per text), so that :func:`corpus_key` hashes the words and their labels together."""
-    from .corpus import from_sentences
+    from .text.corpus import from_sentences
 
     return from_sentences([[f"{word}\t{label}" for word, label in pairs] for pairs in sentences], name=name)
 

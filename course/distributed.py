@@ -8,6 +8,13 @@ M mod N batches are left out of the epoch, so that every process takes the same 
 
     steps per epoch = floor(M / N),   tokens of step s = sum_r words(g_{sN+r}).
 
+Where training stands within an epoch is counted in batches of its order taken (``batch_in_epoch``,
+N per step), so that a checkpoint resumes with another number of processes N': the epoch goes on from
+the first batch not yet taken, b, N' per step (:meth:`World.shard` with ``start=b``), for
+floor((M - b) / N') steps; the learning-rate schedule goes on from the same share of training
+(:func:`course.lm.run.schedule_step`), and the random generators of processes that the old run did not
+have are drawn afresh (:func:`course.lm.generators.start_random_state`).
+
 Every process keeps the same weights (DDP starts them from rank 0's and all-reduces the mean
 gradient, so every optimizer step is the same), so only rank 0 writes checkpoints and the model
 and shows progress; where a decision rests on a measurement (keeping the best, stopping early),
@@ -52,11 +59,13 @@ class World:
         """Optimizer steps in an epoch of ``batches`` batches: floor(M / N)."""
         return batches // self.size
 
-    def shard(self, groups: list) -> list[tuple]:
-        """The epoch's steps as ``(mine, everyone's)``: this process's batch of each step, and the N
-        batches all processes take at that step."""
-        steps = self.steps(len(groups))
-        return [(groups[s * self.size + self.rank], groups[s * self.size:(s + 1) * self.size]) for s in range(steps)]
+    def shard(self, groups: list, start: int = 0) -> list[tuple]:
+        """The epoch's steps from batch ``start`` of its order on (the batches already taken before
+        it: 0 for a new epoch), as ``(mine, everyone's)``: step k takes the N batches
+        g_{start+kN} .. g_{start+kN+N-1}, this process the one of its rank; floor((M - start) / N) steps."""
+        rest = groups[start:]
+        return [(rest[s * self.size + self.rank], rest[s * self.size:(s + 1) * self.size])
+                for s in range(self.steps(len(rest)))]
 
     def threads(self, threads: int) -> int:
         """CPU threads for this process: ``threads``, but no more than its share of this machine's
@@ -151,12 +160,27 @@ def loss_function(network: torch.nn.Module, world: World, device: torch.device):
     return torch.nn.parallel.DistributedDataParallel(_Loss(network), device_ids=ids)
 
 
-def check_resume(saved: dict | None, world: World, checkpoint) -> None:
-    """Refuse to resume a checkpoint written by another number of processes (the steps of an epoch,
-    and with them the learning-rate schedule and where the epoch stands, depend on it)."""
-    if saved is None:
-        return
-    before = saved.get("world_size", 1)
-    if before != world.size:
-        raise SettingError(f"{checkpoint}: was trained with {before} process{'es' if before != 1 else ''}, now "
-                           f"{world.size}; resume with the same number (torchrun --nproc_per_node) or train afresh")
+def processes(saved: dict) -> int:
+    """The number of processes that wrote the checkpoint ``saved`` (its ``processes``; a checkpoint
+    written before it recorded them: its random state's ``world_size``, or 1)."""
+    return saved.get("processes", saved.get("world_size", 1))
+
+
+def batches_taken(saved: dict) -> int:
+    """The batches of the current epoch's order that the run of the checkpoint ``saved`` took (all
+    its processes together; a checkpoint written before ``processes`` was recorded counted steps)."""
+    taken = saved["state"]["batch_in_epoch"]
+    return taken if "processes" in saved else taken * processes(saved)
+
+
+def resume_note(saved: dict | None, world: World, batches: int, share: float) -> str | None:
+    """The line that says a run resumes with another number of processes (None: the same number, no
+    checkpoint, or a finished one): ``batches``, M, the batches of an epoch's order; ``share``, of
+    training done."""
+    if saved is None or processes(saved) == world.size or saved["state"].get("finished"):
+        return None
+    before, epoch = processes(saved), saved["state"]["epoch"]
+    plural = lambda n: f"{n} process{'es' if n != 1 else ''}"  # noqa: E731
+    return (f"resuming a run of {plural(before)} with {world.size}: epoch {epoch + 1} goes on from batch "
+            f"{batches_taken(saved)} of {batches} of its order, {world.size} a step; the learning rate from "
+            f"{share:.1%} of training")

@@ -24,7 +24,7 @@ from .errors import SettingError
 EDITIONS = ("en", "zh")
 
 CATALOGUE: dict[str, dict[str, str]] = {
-    # course.plots
+    # course.figures.plots
     "rank": {"en": "rank", "zh": "排名"},
     "frequency": {"en": "frequency", "zh": "频次"},
     "words": {"en": "words", "zh": "词"},
@@ -38,7 +38,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "token coverage": {"en": "Token coverage", "zh": "词元覆盖率"},
     "depth code length": {"en": "depth = code length", "zh": "深度 = 编码长度"},
     "principal component": {"en": "principal component {n}", "zh": "主成分 {n}"},
-    # course.maps, the interactive word maps
+    # course.figures.maps, the interactive word maps
     "maps page": {"en": "word map", "zh": "词图"},
     "maps word": {"en": "word", "zh": "词"},
     "maps count": {"en": "count", "zh": "频次"},
@@ -178,7 +178,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
               "nearest other occurrence among the same word's) and least in {least}'s ({least_share:.0%}).",
         "zh": "一个词的各次出现在 {most} 的图中聚得最紧（{n} 次出现中有 {most_share:.0%} 的最近邻是同一个词的另一次"
               "出现），在 {least} 的图中最松散（{least_share:.0%}）。"},
-    # course.diagrams: the models, drawn
+    # course.figures.diagrams: the models, drawn
     "diagram skipgram title": {"en": "Skip-gram with negative sampling: what one training pair touches",
                                "zh": "负采样的跳字模型：一个训练词对用到哪些行"},
     "diagram cbow title": {"en": "CBOW with negative sampling: what one training window touches",

@@ -104,7 +104,7 @@ class Vocabulary:
 
     @classmethod
     def from_corpus(cls, corpus, config: VocabularyConfig | None = None, **overrides) -> Vocabulary:
-        """Count a :class:`~course.corpus.Corpus` and cut its vocabulary (``min_count=...`` etc. override)."""
+        """Count a :class:`~course.text.corpus.Corpus` and cut its vocabulary (``min_count=...`` etc. override)."""
         config = VocabularyConfig(**{**asdict(config or VocabularyConfig()), **overrides})
         return cls._cut(corpus.types, corpus.counts(), config, source=f"corpus {corpus.name!r}")
 

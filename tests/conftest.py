@@ -4,7 +4,7 @@ from course.runtime import setup_cpu
 
 setup_cpu()  # before any test imports PyTorch
 
-from course.corpus import load_corpus  # noqa: E402
+from course.text.corpus import load_corpus  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -46,7 +46,7 @@ def toy_corpus(num_sentences=160, seed=0):
     """'the NOUN VERB a NOUN' and 'a NOUN VERB the NOUN': a pattern a small language model can learn."""
     import numpy as np
 
-    from course.corpus import from_sentences
+    from course.text.corpus import from_sentences
 
     rng = np.random.default_rng(seed)
     sentences = []

@@ -1,11 +1,11 @@
-"""course.bias: the gender direction, projections, WEAT against a brute-force count, and neutralising."""
+"""course.analysis.bias: the gender direction, projections, WEAT against a brute-force count, and neutralising."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from course.bias import (
+from course.analysis.bias import (
     associations,
     cross_validated_accuracy,
     gender_direction,
@@ -15,8 +15,8 @@ from course.bias import (
     weat,
     weat_vectors,
 )
+from course.analysis.vectors import keyed_vectors
 from course.errors import SettingError, WordNotInVocabularyError
-from course.vectors import keyed_vectors
 
 
 def brute_force_weat(X, Y, A, B):

@@ -106,7 +106,7 @@ def sense_knn_accuracy(vectors, senses, *, leave_out=True, cosine=True, fraction
 
 
 def entity_spans(labels):
-    from course.ner import entity_spans as reference
+    from course.tasks.ner import entity_spans as reference
 
     return reference(labels)
 
@@ -471,7 +471,7 @@ def test_twice_the_trainers_glove_loss_passes():
 
 
 def test_the_evaluation_code_answers_analogies_the_same_way():
-    from course.evaluate import _answer, _SearchSpace
+    from course.analysis.evaluate import _answer, _SearchSpace
 
     def student(kv, a, b, c):
         space = _SearchSpace.of(kv, len(kv), case_insensitive=False)

@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from conftest import toy_corpus
 
+from course.counts.ngram import KneserNeyLM
 from course.elmo import CharacterVocabulary, ElmoConfig, TokenEncoder
-from course.ngram import KneserNeyLM
 from course.teaching.checks import CheckFailed
 from course.teaching.checks.bilm import (
     _encoder_reference,

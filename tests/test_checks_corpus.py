@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from course.count_vectors import ppmi
+from course.counts.count_vectors import ppmi
 from course.errors import EmptyVocabularyError
 from course.paths import project_root
 from course.teaching.assignments import read_notebook

@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course.subwords import learn_bpe
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.common import CheckFailed
 from course.teaching.checks.subwords import _variant, check_bpe_merges
+from course.text.subwords import learn_bpe
 from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_cbow_hierarchical_softmax.ipynb"

@@ -209,7 +209,7 @@ def test_bootstrap_spread():
 
 
 def test_sense_scores_agree_with_the_probes():
-    from course.probes import sense_probe
+    from course.analysis.probes import sense_probe
 
     rng = np.random.default_rng(1)
     senses = np.array(["money"] * 7 + ["river"] * 5 + ["verb"] * 3)
@@ -228,11 +228,11 @@ def test_sense_scores_agree_with_the_probes():
 def smoke_build(tmp_path_factory):
     """COURSE_BUILD with smoke models: tiny biLMs trained on the first 300 sentences of each corpus
     (as notebooks 06-08 do in the smoke profile) and random skip-gram vectors."""
+    from course.analysis.probes import read_probes
+    from course.analysis.vectors import keyed_vectors, save_vectors
     from course.claims import SMOKE_SENTENCES
-    from course.corpus import load_corpus
     from course.elmo import ElmoConfig, train_elmo
-    from course.probes import read_probes
-    from course.vectors import keyed_vectors, save_vectors
+    from course.text.corpus import load_corpus
 
     build = tmp_path_factory.mktemp("build")
     folder = build / "models" / "smoke"
@@ -322,12 +322,12 @@ def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
 
 
 def test_measured_figures_are_the_probes_own(smoke_build, monkeypatch):
-    """The sense and POS figures of the claims are those of course.probes on the same data."""
+    """The sense and POS figures of the claims are those of course.analysis.probes on the same data."""
+    from course.analysis.probes import pos_probe, probe_model, probe_summary, read_probes
+    from course.analysis.vectors import load_vectors
     from course.claims import _pos_scores, _sense_measurement, _untrained, _word_mean
-    from course.corpus import load_corpus
     from course.elmo import Elmo
-    from course.probes import pos_probe, probe_model, probe_summary, read_probes
-    from course.vectors import load_vectors
+    from course.text.corpus import load_corpus
 
     folder = smoke_build / "models" / "smoke"
     model = Elmo.load(folder / "elmo-cpu-wiki-en.pt", device="cpu")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from course.vectors import save_vectors
+from course.analysis.vectors import save_vectors
 
 
 def run(*args, env=None):
@@ -42,7 +42,7 @@ def test_corpus_export_writes_what_trainers_see(tmp_path):
 
 
 def test_evaluate_prints_table_and_json(tmp_path, wiki_vectors):
-    from course.evaluate import evaluate_all
+    from course.analysis.evaluate import evaluate_all
 
     path = save_vectors(wiki_vectors, tmp_path / "vectors.txt")
     table = run("evaluate", path)
@@ -143,9 +143,9 @@ def english_models(tmp_path_factory):
     """A tiny English biLM and English static vectors, to put under Chinese text."""
     import numpy as np
 
-    from course.corpus import from_sentences
+    from course.analysis.vectors import keyed_vectors
     from course.elmo import ElmoConfig, train_elmo
-    from course.vectors import keyed_vectors
+    from course.text.corpus import from_sentences
     from tests.test_ulmfit import TINY
 
     folder = tmp_path_factory.mktemp("english")

@@ -1,4 +1,4 @@
-"""How far back a language model looks: the far-context perturbation measure of course.context_use."""
+"""How far back a language model looks: the far-context perturbation measure of course.analysis.context_use."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 import torch
 from conftest import toy_corpus
 
-from course.context_use import context_loss_increase, loss_by_position, next_word_nll
-from course.corpus import from_sentences
+from course.analysis.context_use import context_loss_increase, loss_by_position, next_word_nll
 from course.elmo import ElmoConfig, train_elmo
+from course.text.corpus import from_sentences
 from course.transformer import TransformerConfig, train_transformer
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from course import corpus as corpus_module
-from course.corpus import export, from_sentences, load_corpus
 from course.errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
+from course.text import corpus as corpus_module
+from course.text.corpus import export, from_sentences, load_corpus
 
 
 def test_wiki_en_is_the_cleaned_gensim_sample(wiki):
@@ -198,7 +198,7 @@ def _rewrite_with_header(path, **changes):
     that only the checks of the arrays against one another can tell."""
     import json
 
-    from course.corpus_cache import write_cached
+    from course.text.corpus_cache import write_cached
 
     arrays = _arrays(path)
     meta = json.loads(arrays.pop("meta").tobytes())
@@ -337,8 +337,8 @@ def test_is_available_does_not_count_a_damaged_cache(private_cache, monkeypatch)
 
 
 def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monkeypatch, capsys):
+    from course.analysis.vectors import keyed_vectors, save_vectors
     from course.static.course_models import course_vectors, vectors_path
-    from course.vectors import keyed_vectors, save_vectors
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
     monkeypatch.chdir(tmp_path)

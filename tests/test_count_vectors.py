@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from course.corpus import from_sentences
-from course.count_vectors import CountVectorsConfig, cooccurrence_matrix, count_vectors, ppmi
+from course.counts.count_vectors import CountVectorsConfig, cooccurrence_matrix, count_vectors, ppmi
 from course.errors import SettingError
+from course.text.corpus import from_sentences
 from course.vocab import Vocabulary
 
 
@@ -56,7 +56,7 @@ def test_count_vectors_separate_two_planted_topics():
 
 
 def test_table_helpers_read_a_matrix_by_word():
-    from course.count_vectors import block_density, context_table, top_contexts
+    from course.counts.count_vectors import block_density, context_table, top_contexts
     from course.errors import WordNotInVocabularyError
 
     words = ["a", "b", "c"]

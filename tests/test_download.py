@@ -9,9 +9,9 @@ from functools import partial
 
 import pytest
 
-from course import corpus as corpus_module
-from course.download import RemoteFile, fetch, sha256_of
 from course.errors import ChecksumError, DownloadError
+from course.text import corpus as corpus_module
+from course.text.download import RemoteFile, fetch, sha256_of
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

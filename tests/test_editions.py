@@ -233,7 +233,7 @@ def test_figure_labels_follow_the_edition():
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from course.plots import training_curve, zipf_plot
+    from course.figures.plots import training_curve, zipf_plot
 
     use_edition("zh")
     ax = zipf_plot(np.arange(1000, 0, -1))

@@ -13,13 +13,13 @@ import pytest
 import torch
 from conftest import assert_one_line_error, toy_corpus
 
-from course.corpus import from_sentences
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
 from course.elmo.batching import LanguageModelData
 from course.elmo.bilm import reverse_within_lengths
 from course.elmo.training import language_model_data
 from course.errors import ModelFileError, SettingError
 from course.lm import split_heldout
+from course.text.corpus import from_sentences
 from course.vocab import Vocabulary, VocabularyConfig
 
 # PyTorch says once that projected LSTMs skip oneDNN on the CPU: expected, see course/elmo/bilm.py

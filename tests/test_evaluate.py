@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from gensim.test.utils import datapath
 
-from course import evaluate
+from course.analysis import evaluate
+from course.analysis.vectors import keyed_vectors, load_vectors, save_vectors
 from course.errors import EvaluationFileError, SettingError, VectorsFileError, WordNotInVocabularyError
-from course.vectors import keyed_vectors, load_vectors, save_vectors
 
 
 @pytest.mark.parametrize("restrict_vocab", [300_000, 3_000])

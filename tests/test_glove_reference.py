@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from course.corpus import from_sentences
 from course.errors import SettingError
 from course.glove import GloVe, entry_order, glove_loss, glove_loss_terms, nonzero_entries, preset, targets
 from course.glove.batches import Batch, DeviceEntries, batch_loss_and_gradients
 from course.glove.model import train_glove
 from course.glove.reference import train_entry, train_reference
 from course.glove.trainer import FastTrainer
+from course.text.corpus import from_sentences
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning")
 

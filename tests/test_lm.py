@@ -8,11 +8,11 @@ import pytest
 import torch
 from conftest import toy_corpus
 
-from course.corpus import from_sentences
 from course.elmo import Elmo, ElmoConfig, train_elmo
 from course.errors import ModelFileError, SettingError
 from course.lm import RESUMABLE_CHANGES, autocast, autocast_dtype, check_same_run, cpu_has_bfloat16
 from course.lm.run import LOG_EVERY
+from course.text.corpus import from_sentences
 from course.transformer import Transformer, TransformerConfig, train_transformer
 from course.transformer.perplexity import precision_dtype
 
@@ -121,6 +121,22 @@ def test_the_resumable_changes_are_allowed_and_the_run_ends_as_the_uninterrupted
     assert resumed.state.heldout == whole.state.heldout
     for a, b in zip(weights(whole).values(), weights(resumed).values(), strict=True):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("name", TRAINERS)
+def test_a_checkpoint_records_its_processes_and_an_older_one_without_them_resumes_alike(name, checkpoints, tmp_path,
+                                                                                      capfd):
+    train, config, _ = TRAINERS[name]
+    payload = torch.load(checkpoints[name]["path"], weights_only=True)
+    assert payload["processes"] == 1 and payload["state"]["batch_in_epoch"] == 1  # step 5: batch 1 of epoch 2
+    payload.pop("processes")  # as a checkpoint written before they were recorded
+    torch.save(payload, tmp_path / "older.ckpt")
+    resumed = train(toy_corpus(80), config, progress=False, checkpoint=tmp_path / "older.ckpt", resume=True)
+    whole = checkpoints[name]["whole"]
+    assert without_time(resumed.state.history) == without_time(whole.state.history)
+    for a, b in zip(weights(whole).values(), weights(resumed).values(), strict=True):
+        assert torch.equal(a, b)
+    assert "resuming a run of" not in capfd.readouterr().err  # the same number of processes: nothing to say
 
 
 def test_check_same_run_names_what_differs_and_lets_the_resumable_changes_through():

@@ -1,4 +1,5 @@
-"""The interactive word maps (course.maps): what the Bokeh document holds, the page it makes, and its refusals."""
+"""The interactive word maps (course.figures.maps): what the Bokeh document holds, the page it makes, and its
+refusals."""
 
 import errno
 import re
@@ -9,7 +10,7 @@ import pytest
 
 from course.edition import text
 from course.errors import OutputFileError
-from course.maps import GRID, linked_maps, nearest_neighbours, rank_bands, word_map
+from course.figures.maps import GRID, linked_maps, nearest_neighbours, rank_bands, word_map
 
 
 def brute_force_neighbours(vectors, k):
@@ -243,7 +244,7 @@ def test_a_small_map_by_t_sne_is_repeatable():
 
 
 def test_category_summary_and_neighbour_overlap_count_what_they_say():
-    from course.maps import category_summary, neighbour_overlap
+    from course.figures.maps import category_summary, neighbour_overlap
 
     vectors = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [-1.0, 0.1]])
     words = list("abcde")

@@ -11,7 +11,7 @@ import torch
 from conftest import assert_one_line_error
 
 from course.errors import SettingError
-from course.ner import LabelledFileError, bio_labels, entity_spans, ner_data, read_people_daily, sentences_of
+from course.tasks.ner import LabelledFileError, bio_labels, entity_spans, ner_data, read_people_daily, sentences_of
 
 
 def write(tmp_path, text, name="pd.txt"):

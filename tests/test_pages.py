@@ -263,7 +263,7 @@ def map_notebook(folder: Path) -> Path:
         new_markdown_cell(f"# A page with a map\n\nThe sigmoid $\\sigma(x) = \\frac{{1}}{{1 + e^{{-x}}}}$, and\n\n"
                           f"$${FORMULA}$$"),
         parameters,
-        new_code_cell("import numpy as np\nfrom course.maps import word_map\n\n"
+        new_code_cell("import numpy as np\nfrom course.figures.maps import word_map\n\n"
                       f"words = {WORDS!r}\n"
                       "vectors = np.array([[1, 0, 0], [0.9, 0.2, 0], [0.8, 0, 0.1], [0.7, 0.2, 0.1],\n"
                       "                    [0, 1, 0], [0.1, 0.9, 0], [0, 0.9, 0.3], [0.1, 0.8, 0.3]])\n"

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course import plots  # noqa: E402
+from course.figures import plots  # noqa: E402
 
 
 def test_chinese_labels_render_without_missing_glyphs(tmp_path):
@@ -71,7 +71,7 @@ def test_huffman_tree_plot_draws_every_node_and_edge_and_the_highlighted_path():
 
 
 def test_analogy_arrows_draw_one_arrow_per_pair_and_name_missing_words():
-    from course.vectors import keyed_vectors
+    from course.analysis.vectors import keyed_vectors
 
     rng = np.random.default_rng(0)
     words = ["man", "woman", "king", "queen", "paris", "france"]

@@ -13,11 +13,7 @@ import numpy as np
 import pytest
 from conftest import assert_one_line_error
 
-from course.corpus import from_sentences
-from course.elmo import ElmoConfig, train_elmo
-from course.errors import ProbeFileError, SettingError
-from course.paths import probe_file, probe_files
-from course.probes import (
+from course.analysis.probes import (
     bag_of_context_vectors,
     draw_splits,
     format_probe_table,
@@ -33,7 +29,11 @@ from course.probes import (
     target_vectors,
     write_probes,
 )
-from course.vectors import keyed_vectors, save_vectors
+from course.analysis.vectors import keyed_vectors, save_vectors
+from course.elmo import ElmoConfig, train_elmo
+from course.errors import ProbeFileError, SettingError
+from course.paths import probe_file, probe_files
+from course.text.corpus import from_sentences
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
 

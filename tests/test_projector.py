@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
+from course.analysis.vectors import keyed_vectors, load_vectors, save_vectors
 from course.cli import main
-from course.projector import escape, export_projector, pbtxt_string, unescape
-from course.vectors import keyed_vectors, load_vectors, save_vectors
+from course.figures.projector import escape, export_projector, pbtxt_string, unescape
 
 # the fields of tensorboard/plugins/projector/projector_config.proto: name -> (type, repeated)
 PROJECTOR_CONFIG = {"model_checkpoint_path": ("string", False), "embeddings": ("EmbeddingInfo", True),

@@ -1,10 +1,18 @@
-"""Byte-pair encoding (course/subwords.py) against merges worked out by hand and a plain recount at every step,
+"""Byte-pair encoding (course/text/subwords.py) against merges worked out by hand and a plain recount at every step,
 and fastText's subword vectors (gensim) on a tiny corpus."""
 
 import numpy as np
 import pytest
 
-from course.subwords import END_OF_WORD, bpe_segment, bpe_segmenter, learn_bpe, merge_pair, pieces_text, word_symbols
+from course.text.subwords import (
+    END_OF_WORD,
+    bpe_segment,
+    bpe_segmenter,
+    learn_bpe,
+    merge_pair,
+    pieces_text,
+    word_symbols,
+)
 
 E = END_OF_WORD
 

@@ -8,15 +8,15 @@ import torch
 
 from course.checkpoints import read_checkpoint
 from course.claims import FAILS, HOLDS, transfer_claims
-from course.corpus import from_sentences
 from course.elmo import ElmoConfig, train_elmo
 from course.errors import SettingError
-from course.ner import TaggedSentence, entity_spans
 from course.tagger import ElmoFeatures, TaggerConfig, build_tagger, epochs_for, evaluate, train_tagger
 from course.tagger.curves import unseen_entity_scores
 from course.tagger.inputs import ElmoInput, LearnedEmbeddings
 from course.tagger.model import reversal
 from course.tagger.training import CHECKPOINT_FORMAT
+from course.tasks.ner import TaggedSentence, entity_spans
+from course.text.corpus import from_sentences
 
 
 class Vectors:

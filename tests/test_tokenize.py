@@ -1,4 +1,4 @@
-from course import tokenize
+from course.text import tokenize
 
 
 def test_english_tokens_lowercase_and_drop_punctuation():

@@ -10,9 +10,9 @@ import pytest
 import torch
 from conftest import VERBS, toy_corpus
 
-from course.corpus import from_sentences
+from course.analysis.probes import ProbeSentence, probe_model, target_vectors
 from course.errors import ModelFileError, SettingError
-from course.probes import ProbeSentence, probe_model, target_vectors
+from course.text.corpus import from_sentences
 from course.transformer import (
     IGNORE,
     MultiHeadSelfAttention,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from course.corpus import from_sentences
 from course.errors import SettingError
+from course.text.corpus import from_sentences
 from course.transformer import TransformerConfig, train_transformer
 from course.transformer.bert_input import CLS, SEP, bert_example
 from course.transformer.classifier import (

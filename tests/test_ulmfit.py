@@ -10,11 +10,11 @@ import pytest
 import torch
 
 from course.cli import main
-from course.corpus import from_sentences
 from course.elmo import Elmo, ElmoConfig, train_elmo
 from course.errors import SettingError
-from course.ner import LabelledFileError
-from course.reviews import Review, read_reviews, review_data, split_of
+from course.tasks.ner import LabelledFileError
+from course.tasks.reviews import Review, read_reviews, review_data, split_of
+from course.text.corpus import from_sentences
 from course.ulmfit import (
     ClassifierConfig,
     LanguageModelConfig,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from course.corpus import from_sentences
 from course.errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
+from course.text.corpus import from_sentences
 from course.vocab import Vocabulary, VocabularyConfig
 
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from course.corpus import from_sentences
 from course.errors import OutputFileError, SettingError
+from course.text.corpus import from_sentences
 from course.vocab import Vocabulary, VocabularyConfig
 from course.word2vec import (
     Batch,

@@ -16,7 +16,7 @@ The rules, claim by claim:
 1. *A neural language model beats counting* (notebook 06), for each corpus with a saved biLM:
    the held-out perplexity in each direction of the weights the biLM kept (``state.kept``: the
    best epoch's; the last measurement for a model saved before it kept its best) against
-   interpolated Kneser-Ney bigram and trigram models (:class:`course.ngram.KneserNeyLM`) counted
+   interpolated Kneser-Ney bigram and trigram models (:class:`course.counts.ngram.KneserNeyLM`) counted
    on the biLM's own training sentences, over its vocabulary, and measured on its held-out
    sentences. Holds when both directions are below both n-gram models. Margin: the smaller
    relative gain of the two directions, ``1 - biLM / best n-gram``. No spread: one trained model

@@ -80,7 +80,7 @@ def _remedy(profile: str) -> str:
 def training_corpus(corpus_name: str, profile: str):
     """The corpus a build's biLM of ``corpus_name`` was trained on: the whole corpus in the full
     profile, its first 300 sentences in the smoke one (notebooks 06-08)."""
-    from ..corpus import load_corpus
+    from ..text.corpus import load_corpus
 
     corpus = load_corpus(corpus_name, progress=False)
     return by_profile(profile, full=corpus, smoke=corpus.head(SMOKE_SENTENCES))
@@ -96,9 +96,9 @@ def _untrained(model, seed: int):
 
 
 def _language_model_row(corpus_name: str, model, profile: str, say) -> Claim:
+    from ..counts.ngram import KneserNeyLM
     from ..elmo.training import vocabularies
     from ..lm import split_heldout
-    from ..ngram import KneserNeyLM
 
     claim, notebook = f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK.get(corpus_name, "06")
     if not model.state.heldout:
@@ -121,7 +121,7 @@ def _language_model_row(corpus_name: str, model, profile: str, say) -> Claim:
 def _sense_measurement(model, probes, bag_vectors) -> dict:
     """Per-occurrence sense scores on ``probes``: every layer, the top layer untrained per seed,
     the bag of context (or None), the chance level, and layer 0's separation."""
-    from ..probes import bag_of_context_vectors, sense_probe, target_vectors
+    from ..analysis.probes import bag_of_context_vectors, sense_probe, target_vectors
 
     words = np.asarray([probe.word for probe in probes])
     senses = np.asarray([probe.sense for probe in probes])
@@ -175,7 +175,7 @@ def _sense_row(corpus_name: str, measured: dict, probe_file: Path, bag_source: s
 
 def _skipgram_static(kv, probes) -> dict | None:
     """Claim 2's figures for skip-gram vectors on ``probes`` (words the vectors lack are left out)."""
-    from ..probes import sense_probe
+    from ..analysis.probes import sense_probe
 
     figures = []
     for word in dict.fromkeys(probe.word for probe in probes):
@@ -188,13 +188,13 @@ def _skipgram_static(kv, probes) -> dict | None:
 
 def _pos_scores(model, corpus, num_sentences: int, test_share: float = 0.2, seed: int = 1,
                 max_iter: int = 300) -> dict:
-    """:func:`course.probes.pos_probe`'s per-token results for the trained biLM alone.
+    """:func:`course.analysis.probes.pos_probe`'s per-token results for the trained biLM alone.
 
     Returns:
         ``{"layers": (L + 1, tokens) bool, "most_frequent_tag": (tokens,) bool, "sizes": (test
         sentences,) tokens in each}`` over the test tokens, sentence by sentence.
     """
-    from ..probes import pos_probe
+    from ..analysis.probes import pos_probe
 
     tokens = pos_probe(model, corpus, num_sentences, test_share, seed, untrained=False, max_iter=max_iter,
                        per_token=True)["per_token"]
@@ -209,7 +209,7 @@ def _per_sentence(values: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 def _layer_rows(corpus_name: str, model, measured: dict | None, profile: str, say) -> list[Claim]:
     """Claim 4 and the POS baseline on the biLM of a tagged corpus."""
-    from ..corpus import load_corpus
+    from ..text.corpus import load_corpus
 
     say(f"POS probe per layer on {corpus_name} ...")
     pos = _pos_scores(model, load_corpus(corpus_name, progress=False),
@@ -241,8 +241,8 @@ def _probe_file(language: str) -> Path | None:
 
 def _test_split(language: str):
     """``(probe file, its test split)``; raises ProbeFileError when there is none."""
+    from ..analysis.probes import read_probes
     from ..errors import ProbeFileError
-    from ..probes import read_probes
 
     path = _probe_file(language)
     if path is None:
@@ -252,7 +252,7 @@ def _test_split(language: str):
 
 def _bag_vectors(model, probes, language: str, skipgram, skipgram_path: Path, profile: str):
     """``(static vectors for the bag of context or None, whose they are, why there are none)``."""
-    from ..vectors import keyed_vectors
+    from ..analysis.vectors import keyed_vectors
 
     if skipgram is not None:
         return skipgram, "skip-gram", ""
@@ -267,7 +267,7 @@ def _bag_vectors(model, probes, language: str, skipgram, skipgram_path: Path, pr
 def _saved_vectors(path: Path):
     """The vectors a build saved at ``path``, or None when there are none or they cannot be read (the rows
     that need them say which)."""
-    from ..vectors import load_vectors
+    from ..analysis.vectors import load_vectors
 
     try:
         return load_vectors(path) if path.is_file() else None

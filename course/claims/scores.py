@@ -13,9 +13,9 @@ LEVEL = 0.95
 
 def sense_scores(vectors: np.ndarray, senses) -> np.ndarray:
     """``(n,)``: each occurrence's leave-one-out 1-NN score, the share of its equally nearest other
-    occurrences (cosine, ties within :data:`course.probes.TIE`) that have its sense. Their mean is
-    :func:`course.probes.sense_probe`'s ``knn_accuracy``."""
-    from ..probes import TIE, cosine_matrix
+    occurrences (cosine, ties within :data:`course.analysis.probes.TIE`) that have its sense. Their mean is
+    :func:`course.analysis.probes.sense_probe`'s ``knn_accuracy``."""
+    from ..analysis.probes import TIE, cosine_matrix
 
     labels = np.asarray(senses)
     similarity = cosine_matrix(vectors)

@@ -9,7 +9,7 @@ from .output import check_json_out, format_value, table, write_json
 
 
 def corpus_list(args) -> int:
-    from ..corpus import list_corpora
+    from ..text.corpus import list_corpora
 
     rows = [("name", "language", "offline", "description")]
     rows += [(c["name"], c["language"], "yes" if c["offline"] else "download", c["description"])
@@ -19,7 +19,7 @@ def corpus_list(args) -> int:
 
 
 def corpus_info(args) -> int:
-    from ..corpus import load_corpus
+    from ..text.corpus import load_corpus
 
     check_json_out(args.json)
     infos = [load_corpus(name, language=args.language, progress=not args.quiet).info(args.min_count)
@@ -35,7 +35,7 @@ def corpus_info(args) -> int:
 
 
 def corpus_export(args) -> int:
-    from ..corpus import export, load_corpus
+    from ..text.corpus import export, load_corpus
 
     corpus = load_corpus(args.corpus, language=args.language, progress=not args.quiet)
     export(corpus, args.out)

@@ -10,10 +10,10 @@ from .output import check_json_out, write_json
 
 
 def probe(args) -> int:
+    from ..analysis.probes import format_probe_table, probe_model, read_probes
+    from ..analysis.vectors import load_vectors
     from ..devices import resolve_device
     from ..elmo import Elmo
-    from ..probes import format_probe_table, probe_model, read_probes
-    from ..vectors import load_vectors
 
     resolve_device(args.device)  # no CUDA: say so, rather than blame the model file
     check_json_out(args.json)

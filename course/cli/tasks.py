@@ -15,9 +15,9 @@ def train_tagger_command(args) -> int:
     from ..devices import resolve_device
     from ..errors import SettingError
     from ..fields import from_options
-    from ..ner import ner_data
     from ..tagger import TaggerConfig, train_tagger
     from ..tagger.curves import tagger_row
+    from ..tasks.ner import ner_data
 
     config = from_options(TaggerConfig, args)
     resolve_device(config.device)
@@ -34,7 +34,7 @@ def train_tagger_command(args) -> int:
                            f"transformer --objective masked)")
     vectors = elmo = bert = None
     if args.vectors:
-        from ..vectors import load_vectors
+        from ..analysis.vectors import load_vectors
 
         vectors = load_vectors(args.vectors)
     if args.elmo:
@@ -74,7 +74,7 @@ def train_classifier_command(args) -> int:
     from ..elmo import Elmo
     from ..errors import SettingError
     from ..fields import from_options
-    from ..reviews import review_data
+    from ..tasks.reviews import review_data
     from ..ulmfit import ClassifierConfig, LanguageModelConfig, check_vocabulary, error_rate, fine_tune_lm
     from ..ulmfit import train_classifier as train
 

@@ -13,9 +13,9 @@ from .output import check_checkpoint, model_out, vectors_out
 def train_word2vec_command(args) -> int:
     from dataclasses import replace
 
-    from ..corpus import load_corpus
     from ..devices import resolve_device
     from ..fields import from_options
+    from ..text.corpus import load_corpus
     from ..word2vec import Word2VecConfig, train_word2vec
 
     config = from_options(Word2VecConfig, args)
@@ -35,10 +35,10 @@ def train_word2vec_command(args) -> int:
 
 
 def train_glove_command(args) -> int:
-    from ..corpus import load_corpus
     from ..devices import resolve_device
     from ..fields import from_options
     from ..glove import GloVeConfig, train_glove
+    from ..text.corpus import load_corpus
 
     config = from_options(GloVeConfig, args)
     resolve_device(config.device)  # no CUDA: say so before reading the corpus
@@ -56,10 +56,10 @@ def train_glove_command(args) -> int:
 
 def train_elmo_command(args) -> int:
     from .. import distributed
-    from ..corpus import load_corpus
     from ..devices import resolve_device
     from ..elmo import ElmoConfig, preset, train_elmo
     from ..fields import from_options
+    from ..text.corpus import load_corpus
 
     config = from_options(ElmoConfig, args, base=preset(args.preset))
     world = distributed.start(resolve_device(config.device))  # no CUDA: say so before reading the corpus
@@ -81,9 +81,9 @@ def train_elmo_command(args) -> int:
 
 def train_transformer_command(args) -> int:
     from .. import distributed
-    from ..corpus import load_corpus
     from ..devices import resolve_device
     from ..fields import from_options
+    from ..text.corpus import load_corpus
     from ..transformer import TransformerConfig, preset, train_transformer
 
     config = from_options(TransformerConfig, args, base=preset(args.preset))

@@ -12,8 +12,8 @@ from .output import check_json_out, write_json
 
 
 def evaluate(args) -> int:
-    from ..evaluate import evaluate_all, format_report
-    from ..vectors import load_vectors
+    from ..analysis.evaluate import evaluate_all, format_report
+    from ..analysis.vectors import load_vectors
 
     check_json_out(args.json)
     methods = ("3cosadd", "3cosmul") if args.method == "both" else (args.method,)
@@ -28,7 +28,7 @@ def evaluate(args) -> int:
 
 
 def export_projector_command(args) -> int:
-    from ..projector import export_projector, read_metadata_columns, read_word_list
+    from ..figures.projector import export_projector, read_metadata_columns, read_word_list
 
     words = read_word_list(args.words) if args.words else None
     columns = read_metadata_columns(args.metadata) if args.metadata else None

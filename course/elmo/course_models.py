@@ -34,7 +34,7 @@ def course_config(corpus_name: str, profile: str | None = None) -> ElmoConfig:
 
 def course_corpus(corpus_name: str, profile: str | None = None):
     """The text the course's biLM of ``corpus_name`` is trained on: all of it, or 300 sentences in smoke."""
-    from ..corpus import load_corpus
+    from ..text.corpus import load_corpus
 
     corpus = load_corpus(corpus_name, progress=False)
     return by_profile(profile, full=corpus, smoke=corpus.head(SMOKE_SENTENCES))

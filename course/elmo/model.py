@@ -80,7 +80,7 @@ class Elmo(ModelFile):
     def perplexity(self, sentences, batch_tokens: int | None = None) -> dict:
         """Perplexity of each direction on ``sentences`` (a corpus or lists of tokens):
         ``{"forward", "backward", "predictions"}``."""
-        from ..corpus import Corpus, from_sentences
+        from ..text.corpus import Corpus, from_sentences
         from .batching import LanguageModelData
 
         corpus = sentences if isinstance(sentences, Corpus) else from_sentences(sentences, name="sentences")

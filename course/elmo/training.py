@@ -25,6 +25,8 @@ keeping the best, the bookkeeping of a run, :class:`course.lm.run.Run`) is in :m
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
 is per process) and the gradients are averaged across processes (:mod:`course.distributed`); only
 rank 0 writes checkpoints and shows progress, and its held-out measurement decides for every process.
+A checkpoint resumes with another number of processes too: the epoch goes on from the first batch of
+its order not yet taken, the learning rate from the same share of training (:mod:`course.lm.run`).
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
         resume: continue from ``checkpoint`` if it exists (the corpus, the vocabulary and the
             settings must be the same, apart from the device, the threads and the checkpoint
             interval), also from within an epoch; resumed training gives the same model as an
-            uninterrupted run.
+            uninterrupted run (with another number of processes: close to it).
         max_steps, max_seconds: stop early, after this many steps in all, or this long in this
             call (the learning-rate schedule still assumes all ``config.epochs``).
         callback: called with the model after every logging interval and every epoch.
@@ -132,7 +134,6 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     words, characters = vocabularies(corpus, train_sentences, config)
     model, saved = resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None)
     saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
-    distributed.check_resume(saved, world, checkpoint)
     if model is None:
         model = Elmo(config, words, characters)
     if saved is not None and not world.writer:

@@ -13,8 +13,10 @@ and the settings. Resuming refuses, each with one line:
   :class:`~course.errors.ModelFileError`.
 
 Resuming within an epoch: the trainers draw an epoch's batch order from (seed, epoch) and record in
-``state.batch_in_epoch`` how many of its steps are done; a checkpoint written within an epoch also
-records a fingerprint of that order (:func:`batch_order`).
+``state.batch_in_epoch`` how many of its batches are taken (by all processes); a checkpoint written
+within an epoch also records a fingerprint of that order (:func:`batch_order`). A checkpoint of another
+number of processes is not refused: the epoch goes on from its first batch not yet taken
+(:mod:`course.lm.run`).
 """
 
 from __future__ import annotations

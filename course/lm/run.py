@@ -14,10 +14,16 @@ Where a call stops (``max_steps``, ``max_seconds``) the checkpoint is written fi
 summed since the last read-out, so that a resumed run reads out and records what an uninterrupted
 one does; then the loss of the last steps is read out, so that the model returned has them in its
 history.
+
+Where an epoch stands is counted in batches of its order taken (``state.batch_in_epoch``, N a step
+with N processes), and a checkpoint records N (``processes``), so that it resumes with another
+number of processes: the epoch goes on from the first batch not yet taken, and the learning rate
+from the same share of training (:func:`schedule_step`).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -28,6 +34,24 @@ from .generators import random_state
 from .resume import batch_order, check_batch_order
 
 LOG_EVERY = 10  # steps between the loss read-outs (each one waits for the GPU)
+
+
+def schedule_step(epoch: int, batch_in_epoch: int, steps_per_epoch: int, processes: int) -> int | float:
+    """Where the learning-rate schedule stands: the step t of T = epochs * S that a run of N =
+    ``processes`` processes, S = ``steps_per_epoch`` = floor(M / N) steps an epoch, has reached after
+    ``epoch`` epochs and b = ``batch_in_epoch`` batches of the next one's order,
+
+        t = epoch * S + min(b, N S) / N,   t / T = (epoch + min(b, N S) / (N S)) / epochs,
+
+    the share of training done, counted in batches of the epochs' orders. With one number of
+    processes b = N s after s steps of the epoch, so t is the optimizer steps taken (an integer).
+    A run resumed with N' processes goes on from the share of training the checkpoint reached; it
+    moves by no more than the share N S and N' S' differ by (an epoch leaves fewer than N batches
+    out), less than max(N, N') / M of an epoch.
+    """
+    done = min(batch_in_epoch, processes * steps_per_epoch)
+    steps, rest = divmod(done, processes)
+    return epoch * steps_per_epoch + (steps if rest == 0 else done / processes)
 
 
 class Limits:
@@ -63,8 +87,15 @@ class Run:
         self.bar, self.checkpoint, self.best, self.callback = bar, checkpoint, best, callback
         self.identity = identity
         self.world = world
-        self.total_steps = self.config.epochs * world.steps(len(train.batches(self.config.batch_tokens)))
+        batches = len(train.batches(self.config.batch_tokens))
+        self.steps_per_epoch = world.steps(batches)
+        self.total_steps = self.config.epochs * self.steps_per_epoch
         self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order
+        if saved is not None:  # batches of the epoch's order taken (older checkpoints counted steps)
+            self.state.batch_in_epoch = distributed.batches_taken(saved)
+        note = distributed.resume_note(saved, world, batches, self.schedule_step() / self.total_steps)
+        if note is not None and world.writer:
+            bar.write(note, file=sys.stderr)  # above the progress bar, once
         self.stopped = False
         self.unread = None  # the learning rate of the last step, where it stopped before a read-out
 
@@ -72,12 +103,17 @@ class Run:
         """This process's losses summed since the last read-out, as the checkpoint resumed from kept them."""
         if self.saved is None or "interval" not in self.saved:
             return None
-        return self.saved.get("intervals", [self.saved["interval"]])[self.world.rank]
+        intervals = self.saved.get("intervals", [self.saved["interval"]])
+        return intervals[self.world.rank] if self.world.rank < len(intervals) else None  # a rank the run lacked
+
+    def schedule_step(self) -> int | float:
+        """Where the learning-rate schedule stands now (:func:`schedule_step`)."""
+        return schedule_step(self.state.epoch, self.state.batch_in_epoch, self.steps_per_epoch, self.world.size)
 
     # --------------------------------------------------------------- what each model's trainer says
 
-    def learning_rate(self, step: int) -> float:
-        """The learning rate of step ``step`` (0-based) of ``self.total_steps``."""
+    def learning_rate(self, step: int | float) -> float:
+        """The learning rate at step ``step`` (0-based; :func:`schedule_step`) of ``self.total_steps``."""
         raise NotImplementedError
 
     def step(self, group: np.ndarray, lr: float) -> None:
@@ -114,36 +150,37 @@ class Run:
 
     def epoch(self, limits: Limits) -> None:
         """The rest of the current epoch, its sentences shuffled with the seed (``config.seed``,
-        epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take."""
+        epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take: from
+        the first batch of the order not yet taken, N a step."""
         state, config = self.state, self.config
         groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
         if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
             check_batch_order(self.saved, groups, self.checkpoint)
         self.saved, self.order = None, batch_order(groups)
-        steps = self.world.shard(groups)
-        self.batches_in_epoch = len(steps)
+        steps = self.world.shard(groups, state.batch_in_epoch)
+        self.epoch_end = state.batch_in_epoch + len(steps) * self.world.size  # batches the epoch takes
         lengths = self.train.lengths()
         clock = time.perf_counter()
-        for group, everyone in steps[state.batch_in_epoch:]:
-            lr = self.learning_rate(state.step)
+        for group, everyone in steps:
+            lr = self.learning_rate(self.schedule_step())
             self.step(group, lr)
             words = sum(int(lengths[g].sum()) for g in everyone)  # every process's batch
             state.step += 1
-            state.batch_in_epoch += 1
+            state.batch_in_epoch += self.world.size
             state.tokens += words
             self.bar.update(words)
             self.stopped = (self.world.agree(limits.reached(state.step)) if limits.max_seconds
                             else limits.reached(state.step))
-            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == len(steps):
+            if state.step % LOG_EVERY == 0 or state.batch_in_epoch == self.epoch_end:
                 self.log(lr, clock)
                 clock = time.perf_counter()
             elif self.stopped:
                 self.unread = lr
-            within = state.batch_in_epoch < len(steps)  # an epoch's end is measured by end_epoch
+            within = state.batch_in_epoch < self.epoch_end  # an epoch's end is measured by end_epoch
             measured = within and self.heldout is not None and measures(config.eval_every, state.step, False, False)
             if measured:
                 state.seconds += time.perf_counter() - clock
-                self.measure(epoch_position(state.epoch, state.batch_in_epoch, len(steps)))
+                self.measure(epoch_position(state.epoch, state.batch_in_epoch, self.epoch_end))
                 clock = time.perf_counter()
             if state.stopped_early:
                 return  # end_epoch saves the checkpoint
@@ -174,7 +211,7 @@ class Run:
         training stops mid-epoch but where the steps call for it, so that a resumed run measures,
         keeps and stops as an uninterrupted one."""
         state = self.state
-        whole = state.batch_in_epoch == self.batches_in_epoch
+        whole = state.batch_in_epoch == self.epoch_end
         if whole:
             state.epoch += 1
             state.batch_in_epoch = 0
@@ -199,8 +236,8 @@ class Run:
 
     def save_checkpoint(self) -> None:
         """The model with the optimizer's and the random generators' states, the best weights, and
-        the losses summed since the last read-out, when training has a checkpoint file. Every
-        process takes part."""
+        the losses summed since the last read-out and the number of processes, when training has a
+        checkpoint file. Every process takes part."""
         generators = random_state(self.model.device, self.world)
         interval = self.interval_state()
         intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
@@ -209,4 +246,5 @@ class Run:
             self.model.save(self.checkpoint, extra={**extra, **generators,
                                                     **(self.best.checkpoint_extra() if self.best else {}),
                                                     "interval": interval, **intervals, "identity": self.identity,
+                                                    "processes": self.world.size,
                                                     "batch_order": self.order if self.state.batch_in_epoch else None})

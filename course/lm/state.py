@@ -12,7 +12,8 @@ class TrainingState:
 
     Attributes:
         step: optimizer steps taken; ``epoch``: epochs finished; ``batch_in_epoch``: batches of
-            the current epoch done; ``tokens``: words trained on; ``seconds``: time spent in steps.
+            the current epoch's order taken, by all processes (N a step with N processes);
+            ``tokens``: words trained on; ``seconds``: time spent in steps.
         history: one entry per logging interval: ``step``, ``tokens``, ``seconds``, ``loss``, and
             the training perplexity: for the biLM ``loss`` is the sum of the two directions' mean
             negative log-likelihoods, with ``forward_perplexity`` and ``backward_perplexity``; for

@@ -44,8 +44,8 @@ def course_vectors(kind: str, corpus_name: str, profile: str | None = None, prog
     """The course's ``kind`` vectors (``"skipgram-neg"`` or ``"glove"``) of a corpus, as gensim
     ``KeyedVectors``: loaded if saved, else trained on the whole corpus now and saved. A saved file
     that cannot be read (cut short, say) or holds vectors of another size is trained again, with a note."""
-    from ..corpus import load_corpus
-    from ..vectors import load_vectors
+    from ..analysis.vectors import load_vectors
+    from ..text.corpus import load_corpus
 
     config = course_settings(kind, profile)
     path = vectors_path(kind, corpus_name, profile)

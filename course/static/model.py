@@ -67,13 +67,13 @@ class StaticVectorModel:
 
     def keyed_vectors(self):
         """The word vectors as a gensim ``KeyedVectors``, most frequent word first."""
-        from ..vectors import keyed_vectors
+        from ..analysis.vectors import keyed_vectors
 
         return keyed_vectors(self.vocab.words, self.vectors().float().cpu().numpy())
 
     def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
         """Write the word vectors in word2vec format (text, or binary), atomically."""
-        from ..vectors import save_vectors
+        from ..analysis.vectors import save_vectors
 
         return save_vectors(self.keyed_vectors(), path, binary=binary)
 

@@ -1,7 +1,7 @@
 """The transfer experiment of notebook 09: entity F1 per input against the number of labelled sentences.
 
 :func:`learning_curve` trains one tagger per (input, number of labelled sentences, seed): the seed
-draws the labelled sentences (:meth:`course.ner.NerData.training_sentences`, nested across counts)
+draws the labelled sentences (:meth:`course.tasks.ner.NerData.training_sentences`, nested across counts)
 and the tagger's weights, so each point's spread over seeds is the spread of both. Every tagger
 chooses its epoch on the same dev sentences and is measured once on the test sentences:
 
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
+from ..tasks.ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
 from .config import TaggerConfig
 from .inputs import ElmoFeatures
 from .training import entity_scores, train_tagger

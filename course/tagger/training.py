@@ -23,9 +23,9 @@ import torch
 from ..checkpoints import labelled_corpus, resumes, run_identity
 from ..devices import check_memory, resolve_device
 from ..errors import SettingError
-from ..labelled import length_batches
-from ..ner import LABELS
 from ..supervised import Checkpoint, LoopConfig, fit
+from ..tasks.labelled import length_batches
+from ..tasks.ner import LABELS
 from .config import TaggerConfig, epochs_for
 from .inputs import ElmoFeatures, ElmoInput, LearnedEmbeddings, StaticVectors
 from .model import Tagger
@@ -45,7 +45,7 @@ def entity_scores(gold, predicted) -> dict:
 
 
 def evaluate(tagger: Tagger, sentences) -> dict:
-    """:func:`entity_scores` of the tagger on tagged sentences (:class:`course.ner.TaggedSentence`)."""
+    """:func:`entity_scores` of the tagger on tagged sentences (:class:`course.tasks.ner.TaggedSentence`)."""
     return entity_scores([s.labels for s in sentences], tagger.predict([s.words for s in sentences]))
 
 

@@ -62,12 +62,12 @@ from torch import nn
 from ..devices import resolve_device
 from ..errors import SettingError
 from ..fields import choose_preset, setting
-from ..labelled import length_batches
 from ..lm.best import KeepBest
 from ..lm.precision import autocast
 from ..lm.state import TrainingState
 from ..lm.threads import cpu_threads
 from ..tagger.training import evaluation_epochs
+from ..tasks.labelled import length_batches
 from .model import Transformer
 from .perplexity import precision_dtype
 

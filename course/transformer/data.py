@@ -75,7 +75,7 @@ class SentenceIds:
 
     @classmethod
     def from_corpus(cls, corpus, sentences: np.ndarray, words: Vocabulary, max_words: int) -> SentenceIds:
-        """Some sentences (numbers) of a :class:`~course.corpus.Corpus`."""
+        """Some sentences (numbers) of a :class:`~course.text.corpus.Corpus`."""
         table = np.asarray([words.word_to_id.get(word, words.unk_id) for word in corpus.types], dtype=np.int64)
         starts, ends = corpus.offsets[sentences], corpus.offsets[np.asarray(sentences) + 1]
         lengths = ends - starts

@@ -83,7 +83,7 @@ class Transformer(ModelFile):
     def perplexity(self, sentences, batch_tokens: int | None = None) -> dict:
         """``{"perplexity", "predictions"}`` on ``sentences`` (a corpus or lists of tokens); see
         :mod:`course.transformer.perplexity` for what each objective counts."""
-        from ..corpus import Corpus, from_sentences
+        from ..text.corpus import Corpus, from_sentences
         from .data import SentenceIds
         from .embedder import warn_split
         from .perplexity import evaluate_perplexity

@@ -7,14 +7,16 @@ sentence is held out (:func:`course.lm.heldout.split_heldout`), the vocabulary i
 the rest, each epoch's batches are shuffled from (seed, epoch), and a checkpoint keeps the model,
 the optimizer and the random generator, so that a resumed run gives bit for bit the weights and
 history of an uninterrupted one. For the masked objective each batch's masks are drawn from
-(seed, epoch, batch), so they too are the same in a resumed run. As the biLM's trainer does, it
+(seed, epoch, batch), batch counted in the epoch's order, so they too are the same in a resumed run
+(with any number of processes). As the biLM's trainer does, it
 keeps the weights of the best held-out measurement and stops after ``config.patience``
 measurements without a better one (one per epoch, or per ``config.eval_every`` steps, each followed
 by a checkpoint: :func:`course.lm.best.measures`); both run through :class:`course.lm.run.Run`
 and resume through :mod:`course.lm.resume`.
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
 is per process), the gradients averaged across processes (:mod:`course.distributed`); only rank 0
-writes and shows progress, and its held-out measurement decides for every process.
+writes and shows progress, and its held-out measurement decides for every process. A checkpoint
+resumes with another number of processes too (:mod:`course.lm.run`).
 """
 
 from __future__ import annotations
@@ -114,7 +116,6 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     model, saved = (resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
                     else (None, None))
     saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
-    distributed.check_resume(saved, world, checkpoint)
     if model is None:
         model = Transformer(config, words, device=str(device))
     if saved is not None and not world.writer:
@@ -172,8 +173,7 @@ class _Run(Run):
         targets = None
         ids = batch.ids
         if self.config.objective == "masked":
-            rng = generator(self.config.seed, self.state.epoch,
-                            self.state.batch_in_epoch * self.world.size + self.world.rank)
+            rng = generator(self.config.seed, self.state.epoch, self.state.batch_in_epoch + self.world.rank)
             ids, targets = corrupt(batch, self.model.words, self.config, rng)
             targets = targets.to(self.device)
         for param_group in self.optimizer.param_groups:

@@ -46,7 +46,7 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
     """Train and measure a classifier for every variant, count and seed.
 
     Args:
-        data: the :class:`~course.reviews.ReviewData` (labelled reviews drawn from its train split).
+        data: the :class:`~course.tasks.reviews.ReviewData` (labelled reviews drawn from its train split).
         variants: names from :data:`VARIANTS`.
         lms: ``{"general": Elmo, "fine-tuned": Elmo}`` as the variants need.
         dev, test: the reviews to choose the epoch on and to measure on.

@@ -69,7 +69,7 @@ def _schedule_scale(config, step: int, total_steps: int) -> float:
 
 
 def _language_model_data(lm: ForwardLM, sentences) -> LanguageModelData:
-    from ..corpus import from_sentences
+    from ..text.corpus import from_sentences
 
     corpus = from_sentences([list(s) for s in sentences if len(s)], name="texts", language="zh")
     return LanguageModelData(corpus.types, corpus.token_ids, corpus.offsets, lm.words, lm.characters,
@@ -203,7 +203,7 @@ def train_classifier(train, dev, elmo, config: ClassifierConfig = ClassifierConf
     """Stage 3: train a classifier on the labelled reviews ``train``, keeping its best epoch on ``dev``.
 
     Args:
-        train, dev: lists of :class:`~course.reviews.Review` (``.words``, ``.label``).
+        train, dev: lists of :class:`~course.tasks.reviews.Review` (``.words``, ``.label``).
         elmo: the :class:`~course.elmo.Elmo` whose forward LM is the encoder (pretrained, or
             fine-tuned by :func:`fine_tune_lm`); with ``config.pretrained=False`` only its sizes
             and vocabularies are used.

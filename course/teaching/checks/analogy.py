@@ -14,7 +14,7 @@ from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _
 def _analogy_scores(vectors: np.ndarray, abc: Sequence[int], coefficients=(-1, 1, 1), unit_offset: bool = True,
                     cosine: bool = True, exclude: bool = True) -> np.ndarray:
     """``(V,)`` the score of every word as the answer to a : b :: c : ? (3CosAdd, as
-    :func:`course.evaluate.evaluate_analogies` computes it, unless told otherwise).
+    :func:`course.analysis.evaluate.evaluate_analogies` computes it, unless told otherwise).
 
     vectors: ``(V, d)``; abc: the indices of a, b, c; coefficients: of a, b and c in the offset;
     unit_offset: build the offset from unit vectors; cosine: score by cosine (else dot product);
@@ -85,7 +85,7 @@ def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20
     Inputs: ``kv`` a gensim ``KeyedVectors`` of V random vectors ``(V, d)`` of uneven length, and three
     of its words a, b, c. Expected: the word d (a str) of "a is to b as c is to d": the word other than
     a, b and c whose unit vector has the largest cosine with b̂ - â + ĉ (the 3CosAdd of
-    :func:`course.evaluate.evaluate_analogies`).
+    :func:`course.analysis.evaluate.evaluate_analogies`).
     """
     from gensim.models import KeyedVectors
 

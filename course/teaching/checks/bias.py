@@ -1,5 +1,5 @@
 """Check of the WEAT assignment (notebook 05): the effect size and the exact one-sided permutation p-value of the
-Word Embedding Association Test, against :func:`course.bias.weat_vectors`."""
+Word Embedding Association Test, against :func:`course.analysis.bias.weat_vectors`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from math import comb
 
 import numpy as np
 
-from ...bias import associations, weat_vectors
+from ...analysis.bias import associations, weat_vectors
 from .common import GENERIC, CheckFailed, _call, _close, _describe, _number, _right, _sentence, _sizes, _span, _start
 
 MAX_SPLITS = 924  # C(12, 6): the most splits of X ∪ Y a trial asks for, so that every p-value is exact
@@ -97,7 +97,7 @@ def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 2
     Inputs: target vectors ``X`` ``(n_X, d)`` and ``Y`` ``(n_Y, d)``, attribute vectors ``A`` ``(n_A, d)`` and
     ``B`` ``(n_B, d)``, random and of uneven lengths, some with X planted near A and Y near B; at most
     924 splits of X ∪ Y. Expected: WEAT's effect size d (sample std over X ∪ Y) and the exact one-sided
-    permutation p-value, as :func:`course.bias.weat_vectors` computes them.
+    permutation p-value, as :func:`course.analysis.bias.weat_vectors` computes them.
     """
     rng, failures = _start(function, "weat_effect_size", seed, trials)
     edges = [(2, 2, 1, 1, 3), (2, 3, 2, 3, 4), (3, 3, 2, 2, 5), (4, 2, 3, 5, 8), (6, 6, 4, 4, 10)]

@@ -56,7 +56,7 @@ def _simplest_first(findings: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def _perplexity_reference(log_probs: Sequence[np.ndarray]) -> float:
     """exp(-(1/N) Σ log p) over all N predictions of all sentences: the sum of the log-probabilities over the
-    number of predictions, as :meth:`course.ngram.KneserNeyLM.perplexity` and
+    number of predictions, as :meth:`course.counts.ngram.KneserNeyLM.perplexity` and
     :func:`course.elmo.perplexity.evaluate_perplexity` compute it."""
     total = math.fsum(float(value) for sentence in log_probs for value in sentence)
     return math.exp(-total / sum(len(sentence) for sentence in log_probs))
@@ -168,7 +168,7 @@ def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> 
     Inputs: ``log_probs`` a list of S float64 arrays, one per sentence, the natural-log probability the model
     gave each of its predictions, the end of the sentence (``<eos>``) last; every sentence has a word and its end.
     Expected: one float, the corpus perplexity exp(-(1/N) Σ log p) over all N predictions of all sentences
-    (what :meth:`course.ngram.KneserNeyLM.perplexity` and :func:`course.elmo.perplexity.evaluate_perplexity`
+    (what :meth:`course.counts.ngram.KneserNeyLM.perplexity` and :func:`course.elmo.perplexity.evaluate_perplexity`
     compute); a held-out set of thousands of predictions included.
     """
     rng, _ = _start(function, "perplexity", seed, trials)
@@ -189,7 +189,7 @@ def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> 
 
 
 def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
-    """The natural-log probability ``model`` (a :class:`course.ngram.KneserNeyLM`) gives each of its predictions
+    """The natural-log probability ``model`` (a :class:`course.counts.ngram.KneserNeyLM`) gives each of its predictions
     in each sentence: one array per sentence, its words and then ``<eos>``, as its perplexity counts them."""
     sentences = [list(sentence) for sentence in sentences]
     log_probs = np.log(model._probabilities(model._grams(sentences)))
@@ -198,7 +198,8 @@ def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
 
 def check_perplexity_on_model(function, model, sentences) -> None:
     """Check ``function(log_probs)`` on a real model: with the log-probabilities a
-    :class:`course.ngram.KneserNeyLM` gives held-out ``sentences`` it should return ``model.perplexity(sentences)``.
+    :class:`course.counts.ngram.KneserNeyLM` gives held-out ``sentences`` it should return
+    ``model.perplexity(sentences)``.
     """
     _start(function, "perplexity", 0, 1)
     log_probs = kneser_ney_log_probs(model, sentences)

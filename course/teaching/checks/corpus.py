@@ -142,10 +142,10 @@ def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]
 
 
 def _ppmi_reference(counts: np.ndarray, alpha: float) -> np.ndarray:
-    """``(V, C)`` :func:`course.count_vectors.ppmi` of a dense matrix, as a dense matrix."""
+    """``(V, C)`` :func:`course.counts.count_vectors.ppmi` of a dense matrix, as a dense matrix."""
     import scipy.sparse as sp
 
-    from ...count_vectors import ppmi
+    from ...counts.count_vectors import ppmi
 
     return ppmi(sp.csr_matrix(counts), context_smoothing=alpha).toarray()
 
@@ -215,7 +215,7 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
     not symmetric, with zero cells and at times an all-zero row or column (never all zero). Expected:
     ``(V, C)`` max(0, log P(w, c) / (P(w) P_alpha(c))) with P_alpha(c) = (Σ_w X_wc)^alpha / Σ_c' (Σ_w X_wc')^alpha
     and the natural logarithm, 0 wherever X_wc = 0, no nan or inf and no numpy RuntimeWarning on the way
-    (:func:`course.count_vectors.ppmi`). Some trials pass ``alpha``, others use the default.
+    (:func:`course.counts.count_vectors.ppmi`). Some trials pass ``alpha``, others use the default.
     """
     rng, failures = _start(function, "positive_pmi", seed, trials)
     inputs = _sizes(trials, PPMI_EDGES,

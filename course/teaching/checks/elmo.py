@@ -7,7 +7,7 @@ from itertools import product
 
 import numpy as np
 
-from ...probes import sense_probe
+from ...analysis.probes import sense_probe
 from .common import (
     GENERIC,
     TORCH_ATOL,
@@ -77,7 +77,7 @@ def check_sense_knn_accuracy(function, *, seed: int | None = None, trials: int =
     Inputs: ``vectors`` ``(n, d)`` one vector per occurrence of a word, ``senses`` a list of n labels.
     Expected: a float in [0, 1], the leave-one-out 1-nearest-neighbour accuracy with cosine similarity:
     each occurrence takes the sense of its most similar OTHER occurrence (``knn_accuracy`` of
-    :func:`course.probes.sense_probe`).
+    :func:`course.analysis.probes.sense_probe`).
     """
     rng, failures = _start(function, "sense_knn_accuracy", seed, trials)
     sizes = _sizes(trials, [2, 3], lambda: int(rng.integers(6, 41)))
@@ -94,7 +94,8 @@ def check_sense_knn_accuracy(function, *, seed: int | None = None, trials: int =
 
 
 def _sense_reference(vectors: np.ndarray, senses: list[str]) -> float:
-    """``knn_accuracy`` of :func:`course.probes.sense_probe` (quietly: its other figure may average nothing)."""
+    """``knn_accuracy`` of :func:`course.analysis.probes.sense_probe` (quietly: its other figure may average
+    nothing)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         return sense_probe(vectors, senses)["knn_accuracy"]

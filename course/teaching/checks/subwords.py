@@ -1,5 +1,5 @@
 """Check of the BPE assignment (notebook 03): the learning loop of byte-pair encoding, against
-:func:`course.subwords.learn_bpe` on random small word counts."""
+:func:`course.text.subwords.learn_bpe` on random small word counts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...subwords import END_OF_WORD, learn_bpe, merge_pair
+from ...text.subwords import END_OF_WORD, learn_bpe, merge_pair
 from .common import GENERIC, CheckFailed, _call, _count, _describe, _right, _sentence, _sizes, _span, _start
 
 Pair = tuple[str, str]
@@ -182,7 +182,7 @@ def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> 
     """Check ``function(word_counts, merges) -> [(a, b), ...]``.
 
     Inputs: ``word_counts`` a dict {word: count} (words of letters, counts >= 1) and ``merges`` a whole number.
-    Expected: the merges :func:`course.subwords.learn_bpe` learns, in order: each word starts as its characters
+    Expected: the merges :func:`course.text.subwords.learn_bpe` learns, in order: each word starts as its characters
     and ``"</w>"``; adjacent pairs are counted within words, weighted by the words' counts, overlaps included;
     the most frequent pair is merged left to right in every word; ties go to the smallest pair in string order;
     the loop stops early when every word is one symbol.
@@ -201,5 +201,5 @@ def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> 
         if got != expected:
             failures.add(where, _findings(word_counts, merges, got, expected))
     failures.raise_if_any()
-    _right(f"the merges match course.subwords.learn_bpe on {trials} random count tables "
+    _right(f"the merges match course.text.subwords.learn_bpe on {trials} random count tables "
            f"({_span(sizes)} words each), ties and runs such as 'aaa' among them.")

@@ -47,14 +47,14 @@ def _spans_as_tuples(value, where: str) -> list[tuple[str, int, int]]:
 
 def _strict_spans(labels) -> list[tuple[str, int, int]]:
     """Only the entities that begin with ``B-`` (an ``I-`` run that continues nothing is dropped)."""
-    from ...ner import entity_spans
+    from ...tasks.ner import entity_spans
 
     return [span for span in entity_spans(labels) if labels[span[1]].startswith("B-")]
 
 
 def _typeless_spans(labels) -> list[tuple[str, int, int]]:
     """Runs of non-O labels, a ``B-`` starting a new one, whatever the types."""
-    from ...ner import entity_spans
+    from ...tasks.ner import entity_spans
 
     plain = [label if label == "O" else label[:2] + "X" for label in labels]
     return [(labels[start][2:], start, end) for _, start, end in entity_spans(plain)]
@@ -79,11 +79,11 @@ def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -
     """Check ``function(labels) -> [(type, start, end), ...]``.
 
     Inputs: a list of BIO labels (``"O"``, ``"B-PER"``, ``"I-LOC"``, ...), well-formed or not.
-    Expected: :func:`course.ner.entity_spans`: each entity's type, first position and the position
+    Expected: :func:`course.tasks.ner.entity_spans`: each entity's type, first position and the position
     after its last, in order; an entity starts at ``B-X`` or at an ``I-X`` that continues no entity
     of type X.
     """
-    from ...ner import entity_spans
+    from ...tasks.ner import entity_spans
 
     rng, failures = _start(function, "entity_spans", seed, trials)
     edges = [[], ["O", "I-PER", "I-PER"], ["B-PER", "I-PER", "O", "B-ORG", "B-ORG"], ["B-PER", "I-LOC"]]
@@ -99,14 +99,14 @@ def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -
 
 
 def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
-    from ...ner import entity_scores_from_counts
+    from ...tasks.ner import entity_scores_from_counts
 
     right = sum(len(set(g) & set(p)) for g, p in zip(gold_spans, predicted_spans, strict=True))
     return entity_scores_from_counts(right, sum(map(len, predicted_spans)), sum(map(len, gold_spans)))
 
 
 def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:
-    from ...ner import entity_spans
+    from ...tasks.ner import entity_spans
 
     findings = []
     tokens = [(g == p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)
@@ -137,7 +137,7 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
     CoNLL script give them): an entity counts as found only when its type and both ends match; 0
     where there is nothing to divide by.
     """
-    from ...ner import entity_spans
+    from ...tasks.ner import entity_spans
 
     rng, failures = _start(function, "entity_f1", seed, trials)
     edges = [([["O", "O"]], [["O", "O"]]), ([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "O", "B-ORG"]])]

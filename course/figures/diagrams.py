@@ -13,7 +13,7 @@ shrinks its label's font until the label fits inside it.
 - :func:`skipgram_diagram`, :func:`cbow_diagram`: the input table (rows v_w) and the output table
   (rows u_w), and which rows one training example reads and updates under negative sampling;
 - :func:`hierarchical_softmax_diagram`: a word's path through a Huffman tree and the sigmoid at each
-  inner node (:func:`course.plots.huffman_tree_plot` draws the tree);
+  inner node (:func:`course.figures.plots.huffman_tree_plot` draws the tree);
 - :func:`glove_diagram`: log X ~ W W~^T + b + b~^T over the non-zero entries, weighted by f(X);
 - :func:`bilm_diagram`: characters -> char-CNN -> highway -> projection, two LSTM layers each way with
   the residual, the shared softmax, and which state predicts which word;
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .edition import text
+from ..edition import text
 from .plots import huffman_tree_plot, setup_cjk_font
 
 BLUE, GREEN, ORANGE, RED, GREY = "#4c72b0", "#55a868", "#dd8452", "#c44e52", "0.55"
@@ -226,7 +226,7 @@ def _vocabulary_rows() -> list[str]:
 
 
 def _word2vec(arch: str, ax=None):
-    from .word2vec.config import Word2VecConfig
+    from ..word2vec.config import Word2VecConfig
 
     config = Word2VecConfig()
     ax = canvas(11.0, 6.6, ax)
@@ -289,7 +289,7 @@ def cbow_diagram(ax=None):
 
 
 def hierarchical_softmax_diagram(tree, words: Sequence[str], word: str):
-    """The path of ``word`` through the Huffman ``tree`` (drawn by :func:`course.plots.huffman_tree_plot`,
+    """The path of ``word`` through the Huffman ``tree`` (drawn by :func:`course.figures.plots.huffman_tree_plot`,
     the path in red) beside the factor of each inner node n_j on it, sigma(s_j u_{n_j}^T h) with
     s_j = +1 for bit 0 (left) and -1 for bit 1 (right), and their product P(word | h).
 
@@ -299,7 +299,7 @@ def hierarchical_softmax_diagram(tree, words: Sequence[str], word: str):
         word: the word whose path is drawn.
 
     Raises:
-        ValueError: as :func:`~course.plots.huffman_tree_plot` does (``word`` without a code, ...).
+        ValueError: as :func:`~course.figures.plots.huffman_tree_plot` does (``word`` without a code, ...).
 
     Returns:
         the Figure: the tree on the left, the factors along the path on the right.
@@ -361,7 +361,7 @@ def glove_diagram(ax=None):
     of the (|V| x |V|) co-occurrence matrix, with W and W~ (|V| x d), b and b~ (|V|), each entry's
     squared error weighted by f(X_ik) = min(1, (X_ik / x_max)^alpha) (the course's defaults, drawn
     below the matrices); the empty cells (X_ik = 0) are left out of the loss. Returns the Figure."""
-    from .glove import GloVeConfig, weighting
+    from ..glove import GloVeConfig, weighting
 
     config = GloVeConfig()
     ax = canvas(11.0, 5.6, ax)
@@ -422,7 +422,7 @@ def bilm_diagram(preset: str = "cpu", ax=None):
     above the token vectors (reading left to right) and the backward ones below (right to left), each
     layer's cells projected to d and a residual into layer 2, and the one softmax both directions share:
     the forward top state at k predicts t_{k+1}, the backward one t_{k-1}. Returns the Figure."""
-    from .elmo.config import preset as elmo_preset
+    from ..elmo.config import preset as elmo_preset
 
     config = elmo_preset(preset)
     widths = ", ".join(str(width) for width, _ in config.filters)
@@ -535,8 +535,8 @@ def transformer_block_diagram(preset: str = "cpu", ax=None):
     (d_model -> d_ff, GELU, -> d_model) -> residual, L blocks, the softmax tied to E; beside it the masks
     on a padded sentence as grids (1 = the query may look at the key): the causal mask, the padding
     mask, and what GPT (both) and BERT (padding only) use. Returns the Figure."""
-    from .transformer.attention import causal_mask
-    from .transformer.config import preset as transformer_preset
+    from ..transformer.attention import causal_mask
+    from ..transformer.config import preset as transformer_preset
 
     config = transformer_preset(preset)
     ax = canvas(12.0, 8.6, ax)
@@ -591,8 +591,8 @@ def bert_masking_diagram(ax=None):
     """BERT's corruption of a sentence (:mod:`course.transformer.masking`): each word position is
     chosen with probability 0.15; of the chosen, 80% become ``<mask>``, 10% a random word, 10% keep their
     word; the loss is taken at the chosen positions only. Returns the Figure."""
-    from .transformer.config import TransformerConfig
-    from .transformer.masking import MASK_SHARE, RANDOM_SHARE
+    from ..transformer.config import TransformerConfig
+    from ..transformer.masking import MASK_SHARE, RANDOM_SHARE
 
     share = TransformerConfig().mask_share
     keep = 1 - MASK_SHARE - RANDOM_SHARE
@@ -633,8 +633,8 @@ def ulmfit_diagram(ax=None):
     (:func:`~course.ulmfit.schedules.slanted_triangular`) and the groups that train in each epoch
     (:func:`~course.ulmfit.schedules.unfrozen_groups`), with the classifier's default settings.
     Returns the Figure."""
-    from .ulmfit.config import ClassifierConfig
-    from .ulmfit.schedules import discriminative_rates, slanted_triangular, unfrozen_groups
+    from ..ulmfit.config import ClassifierConfig
+    from ..ulmfit.schedules import discriminative_rates, slanted_triangular, unfrozen_groups
 
     config = ClassifierConfig()
     ax = canvas(12.0, 6.4, ax)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .edition import text
+from ..edition import text
 
 CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song",
                     "Droid Sans Fallback")

@@ -1,7 +1,7 @@
 """Interactive word maps that work offline: hover a point to read its word, its count and its nearest
 neighbours, search a word to see where it and its neighbours lie, and compare several models side by side.
 
-A map is a 2-D t-SNE projection (``course.plots.tsne``) of ``(n, d)`` vectors, drawn with Bokeh. Everything the
+A map is a 2-D t-SNE projection (``course.figures.plots.tsne``) of ``(n, d)`` vectors, drawn with Bokeh. Everything the
 page shows is computed here in Python and stored in one Bokeh data source: the 2-D points, the colour category of
 each point, and for each point its ``k`` nearest neighbours by cosine in the ORIGINAL ``d``-dimensional space,
 
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .edition import text
-from .paths import atomic_path
+from ..edition import text
+from ..paths import atomic_path
 
 GRID = 10_000  # coordinates are rounded to this many steps across the map, and stored as int16
 MAX_CATEGORIES = 255  # colour categories are stored as uint8 codes
@@ -165,7 +165,7 @@ def word_map(vectors, words: Sequence[str], *, counts: Sequence[float] | None = 
         colour_title: the legend's title.
         neighbours: how many nearest neighbours the hover and the search show (at most ``n - 1``).
         title: the map's title.
-        seed, perplexity: t-SNE's settings (``course.plots.tsne``; cosine distance, PCA start).
+        seed, perplexity: t-SNE's settings (``course.figures.plots.tsne``; cosine distance, PCA start).
         points: ``(n, 2)`` coordinates to use instead of t-SNE, or None.
         width, height: the map's size in pixels.
 

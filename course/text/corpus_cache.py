@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .paths import atomic_path
+from ..paths import atomic_path
 
 DTYPES = {"types": np.uint8, "token_ids": np.int32, "offsets": np.int64, "meta": np.uint8,
           "tag_types": np.uint8, "tag_ids": np.int16}

@@ -20,7 +20,7 @@ wikitext-103   en       WikiText-103 (raw), training split: 103 million words, f
 
 Any other argument is read as a path to a UTF-8 text file or a folder of them; Chinese text is
 segmented with jieba. Preprocessed corpora are cached in ``data/cache/corpora/``; a cache file that
-cannot be read or fails a check (:mod:`course.corpus_cache`) is rebuilt from its source, with a note.
+cannot be read or fails a check (:mod:`course.text.corpus_cache`) is rebuilt from its source, with a note.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
+from ..paths import atomic_path, cache_dir
 from . import tokenize
 from .corpus_cache import DamagedCacheError, read_cached, write_cached
 from .download import RemoteFile, fetch, member_lines
-from .errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
-from .paths import atomic_path, cache_dir
 
 PREPROCESSING_VERSION = 1
 TEXT8_SENTENCE_LENGTH = 1000  # text8 has no sentence marks; word2vec.c cuts it every 1000 words
@@ -239,7 +239,7 @@ def _save(corpus: Corpus, path: Path, source: dict) -> None:
 
 
 def _load(path: Path, source: dict) -> Corpus:
-    """The corpus cached at ``path`` for ``source``. Raises DamagedCacheError (see :mod:`course.corpus_cache`)."""
+    """The corpus cached at ``path`` for ``source``. Raises DamagedCacheError (see :mod:`course.text.corpus_cache`)."""
     meta, arrays = read_cached(path, source)
     try:
         types = arrays["types"].tobytes().decode("utf-8").split("\n")

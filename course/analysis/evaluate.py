@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from .errors import EvaluationFileError, SettingError, WordNotInVocabularyError
+from ..errors import EvaluationFileError, SettingError, WordNotInVocabularyError
 
 BENCHMARK_FILES = {
     "google-analogies": "questions-words.txt",
@@ -202,7 +202,7 @@ class SupportedAnalogies:
 
 def _word_counts(counts) -> dict[str, int]:
     """How often each word was seen, from a mapping word -> count, a :class:`~course.vocab.Vocabulary`
-    (``words`` and ``counts``) or a :class:`~course.corpus.Corpus` (``types`` and ``counts()``)."""
+    (``words`` and ``counts``) or a :class:`~course.text.corpus.Corpus` (``types`` and ``counts()``)."""
     if isinstance(counts, Mapping):
         return {str(word): int(count) for word, count in counts.items()}
     if hasattr(counts, "words") and hasattr(counts, "counts"):  # a Vocabulary

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .errors import ChecksumError, DownloadError
-from .paths import atomic_path, cache_dir
+from ..errors import ChecksumError, DownloadError
+from ..paths import atomic_path, cache_dir
 
 CHUNK_BYTES = 1 << 20
 

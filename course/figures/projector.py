@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import OutputFileError, SettingError, VectorsFileError, WordNotInVocabularyError
-from .paths import atomic_path, check_writable
+from ..errors import OutputFileError, SettingError, VectorsFileError, WordNotInVocabularyError
+from ..paths import atomic_path, check_writable
 
 FILES = {"vectors": "vectors.tsv", "metadata": "metadata.tsv", "config": "projector_config.pbtxt"}
 CONFIG_FILENAME = FILES["config"]  # the name TensorBoard's projector plugin looks for in a log dir
@@ -42,7 +42,7 @@ def export_projector(vectors, out: str | os.PathLike, limit: int | None = None, 
     """Write ``vectors`` into the folder ``out`` as the Embedding Projector reads them.
 
     Args:
-        vectors: a word2vec-format file (text or binary, read by :func:`course.vectors.load_vectors`)
+        vectors: a word2vec-format file (text or binary, read by :func:`course.analysis.vectors.load_vectors`)
             or a gensim ``KeyedVectors``.
         out: the folder to write into (made if missing); the three files in it are replaced.
         limit: keep the first ``limit`` rows (of the file's order, or of ``words``).
@@ -63,7 +63,7 @@ def export_projector(vectors, out: str | os.PathLike, limit: int | None = None, 
         SettingError: an empty word list, a ``limit`` below 1, a bad column name.
         OutputFileError: ``out`` is a file, or cannot be written.
     """
-    from .vectors import load_vectors
+    from ..analysis.vectors import load_vectors
 
     folder = _check_folder(out)
     if limit is not None and limit < 1:

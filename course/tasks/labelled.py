@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import SettingError
+from ..errors import SettingError
 
 
 def draw_nested(pool: list, count: int | str, seed: int, noun: str, source: str) -> list:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import VectorsFileError
-from .paths import atomic_path
+from ..errors import VectorsFileError
+from ..paths import atomic_path
 
 
 def keyed_vectors(words: Sequence[str], vectors: np.ndarray):
@@ -115,7 +115,7 @@ def _word(path: Path, raw: bytes, where: str, data) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        from .corpus import encoding_advice
+        from ..text.corpus import encoding_advice
 
         raise VectorsFileError(f"{path}, {where}: the word {raw!r} is not UTF-8 (byte 0x{raw[exc.start]:02x}); "
                                f"{encoding_advice(data[:1 << 20])}") from None
