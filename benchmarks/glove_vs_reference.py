@@ -45,7 +45,7 @@ from course import load_corpus
 from course.analysis.evaluate import evaluate_all, summary_row
 from course.devices import resolve_device
 from course.glove import GloVe, GloVeConfig, cooccurrence_counts
-from course.vocab import Vocabulary
+from course.text.vocab import Vocabulary
 
 REFERENCE = {"count seconds": 1.0, "train seconds": 50.0, "non-zeros": 3_200_000, "analogy total": 0.026,
              "WordSim-353": 0.25, "SimLex-999": 0.15}

@@ -29,7 +29,7 @@ setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course import load_corpus
 from course.analysis.evaluate import evaluate_all, summary_row
-from course.vocab import Vocabulary
+from course.text.vocab import Vocabulary
 from course.word2vec import Word2VecConfig, train_word2vec
 
 VARIANTS = {"sg-neg": ("skipgram", "neg"), "cbow-neg": ("cbow", "neg"), "sg-hs": ("skipgram", "hs"),

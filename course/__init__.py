@@ -3,7 +3,7 @@
 The public pieces, each in a module of its own:
 
 - :mod:`course.text.corpus`: named corpora and user files as sentences of tokens (:func:`load_corpus`);
-- :mod:`course.vocab`: :class:`Vocabulary` with subsampling, the noise distribution and Huffman codes;
+- :mod:`course.text.vocab`: :class:`Vocabulary` with subsampling, the noise distribution and Huffman codes;
 - :mod:`course.analysis.evaluate`: analogies, word similarity and neighbours on gensim ``KeyedVectors``;
 - :mod:`course.figures.plots`: figures, with a CJK font for Chinese labels;
 - :mod:`course.glove`: co-occurrence counting and GloVe (:class:`GloVe`, :func:`train_glove`);
@@ -25,7 +25,7 @@ from .paths import models_dir
 from .settings import by_profile, resolve_profile
 from .teaching.report import headline, markdown_table
 from .text.corpus import Corpus, from_sentences, list_corpora, load_corpus
-from .vocab import Vocabulary, VocabularyConfig
+from .text.vocab import Vocabulary, VocabularyConfig
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ import pytest
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.bounds import _dyadic, _reference, check_entropy_bound
 from course.teaching.checks.common import CheckFailed
-from course.vocab import Vocabulary
+from course.text.vocab import Vocabulary
 from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_cbow_hierarchical_softmax.ipynb"

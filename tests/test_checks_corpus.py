@@ -16,7 +16,7 @@ from course.teaching.assignments import read_notebook
 from course.teaching.checks import CheckFailed
 from course.teaching.checks import corpus as corpus_checks
 from course.teaching.checks.corpus import check_oov_rate_estimate, check_positive_pmi
-from course.vocab import Vocabulary, VocabularyConfig
+from course.text.vocab import Vocabulary, VocabularyConfig
 from tests.conftest import failure_message
 
 SEEDS = (0, 1, 2)

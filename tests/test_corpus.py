@@ -21,7 +21,7 @@ def test_wiki_en_articles_is_the_glove_reference_input():
     import re
 
     from course.glove import cooccurrence_counts
-    from course.vocab import Vocabulary
+    from course.text.vocab import Vocabulary
 
     articles = load_corpus("wiki-en-articles", progress=False)
     assert 100 <= articles.num_sentences <= 120 and 400_000 < articles.num_tokens < 500_000

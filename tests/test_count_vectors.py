@@ -4,7 +4,7 @@ import pytest
 from course.counts.count_vectors import CountVectorsConfig, cooccurrence_matrix, count_vectors, ppmi
 from course.errors import SettingError
 from course.text.corpus import from_sentences
-from course.vocab import Vocabulary
+from course.text.vocab import Vocabulary
 
 
 def _loop_counts(sentences, vocab_size, window, harmonic):

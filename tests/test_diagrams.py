@@ -16,8 +16,8 @@ import pytest  # noqa: E402
 from course.edition import CATALOGUE, text, use_edition  # noqa: E402
 from course.elmo.config import preset as elmo_preset  # noqa: E402
 from course.figures import diagrams  # noqa: E402
+from course.text.vocab import Vocabulary  # noqa: E402
 from course.transformer.config import preset as transformer_preset  # noqa: E402
-from course.vocab import Vocabulary  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TREE_WORDS = ["the", "of", "is", "war", "water", "city", "music", "france", "computer", "king", "football", "physics"]

@@ -20,7 +20,7 @@ from course.elmo.training import language_model_data
 from course.errors import ModelFileError, SettingError
 from course.lm import split_heldout
 from course.text.corpus import from_sentences
-from course.vocab import Vocabulary, VocabularyConfig
+from course.text.vocab import Vocabulary, VocabularyConfig
 
 # PyTorch says once that projected LSTMs skip oneDNN on the CPU: expected, see course/elmo/bilm.py
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")

@@ -167,7 +167,7 @@ def test_supported_analogies_keep_the_questions_whose_four_words_pass():
 
 
 def test_supported_analogies_from_a_vocabulary_a_corpus_and_case(wiki):
-    from course.vocab import Vocabulary
+    from course.text.vocab import Vocabulary
 
     questions = _toy_questions()
     by_corpus = evaluate.supported_analogies(wiki, questions, min_count=20)

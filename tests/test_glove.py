@@ -7,7 +7,7 @@ import torch
 from course.errors import SettingError
 from course.glove import GloVe, GloVeConfig, cooccurrence_counts, glove_loss, train_glove, weighting
 from course.text.corpus import from_sentences
-from course.vocab import Vocabulary, VocabularyConfig
+from course.text.vocab import Vocabulary, VocabularyConfig
 
 pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning")
 

@@ -54,7 +54,7 @@ def test_highlighted_words_are_always_labelled():
 
 
 def test_huffman_tree_plot_draws_every_node_and_edge_and_the_highlighted_path():
-    from course.vocab import Vocabulary
+    from course.text.vocab import Vocabulary
 
     vocab = Vocabulary(["<unk>", "the", "of", "war", "king", "violin"], [0, 500, 300, 40, 20, 5], specials=("<unk>",))
     tree = vocab.huffman()

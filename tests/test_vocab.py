@@ -7,7 +7,7 @@ from scipy import stats
 
 from course.errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
 from course.text.corpus import from_sentences
-from course.vocab import Vocabulary, VocabularyConfig
+from course.text.vocab import Vocabulary, VocabularyConfig
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import torch
 
 from course.errors import OutputFileError, SettingError
 from course.text.corpus import from_sentences
-from course.vocab import Vocabulary, VocabularyConfig
+from course.text.vocab import Vocabulary, VocabularyConfig
 from course.word2vec import (
     Batch,
     FastTrainer,

@@ -201,7 +201,7 @@ class SupportedAnalogies:
 
 
 def _word_counts(counts) -> dict[str, int]:
-    """How often each word was seen, from a mapping word -> count, a :class:`~course.vocab.Vocabulary`
+    """How often each word was seen, from a mapping word -> count, a :class:`~course.text.vocab.Vocabulary`
     (``words`` and ``counts``) or a :class:`~course.text.corpus.Corpus` (``types`` and ``counts()``)."""
     if isinstance(counts, Mapping):
         return {str(word): int(count) for word, count in counts.items()}

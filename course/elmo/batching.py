@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ..lm.batches import length_batches
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .characters import CharacterVocabulary
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..devices import resolve_device
 from ..lm.model_file import ModelFile
 from ..lm.state import TrainingState
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .bilm import BiLM
 from .characters import CharacterVocabulary
 from .config import ElmoConfig

@@ -50,7 +50,7 @@ from ..lm.precision import autocast, autocast_dtype
 from ..lm.resume import resume_checkpoint
 from ..lm.run import Limits, Run
 from ..lm.threads import cpu_threads
-from ..vocab import Vocabulary, VocabularyConfig
+from ..text.vocab import Vocabulary, VocabularyConfig
 from .batching import LanguageModelData
 from .characters import CharacterVocabulary
 from .config import ElmoConfig, preset

@@ -294,7 +294,7 @@ def hierarchical_softmax_diagram(tree, words: Sequence[str], word: str):
     s_j = +1 for bit 0 (left) and -1 for bit 1 (right), and their product P(word | h).
 
     Args:
-        tree: a :class:`~course.vocab.HuffmanTree` (``vocab.huffman()``).
+        tree: a :class:`~course.text.vocab.HuffmanTree` (``vocab.huffman()``).
         words: ``(V,)`` the words in vocabulary order.
         word: the word whose path is drawn.
 

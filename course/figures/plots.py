@@ -227,7 +227,7 @@ def huffman_tree_plot(tree, words: Sequence[str], ax=None, highlight: str | None
     each edge labelled with its bit (0 to the left, 1 to the right).
 
     Args:
-        tree: a :class:`~course.vocab.HuffmanTree` (``vocab.huffman()``); words without a code
+        tree: a :class:`~course.text.vocab.HuffmanTree` (``vocab.huffman()``); words without a code
             (special tokens) are left out.
         words: ``(V,)`` the words in vocabulary order (``vocab.words``).
         ax: the Axes to draw on, or None for a new figure sized to the tree.

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .. import devices
 from ..static import StaticVectorModel, TrainingState, hogwild
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .config import GloVeConfig
 from .counting import ENTRY_BYTES, cooccurrence_counts, nonzero_entries
 from .loss import weighting
@@ -40,7 +40,7 @@ class GloVeState(TrainingState):
 
 
 class GloVe(StaticVectorModel):
-    """A GloVe model over a :class:`~course.vocab.Vocabulary` (built without special tokens).
+    """A GloVe model over a :class:`~course.text.vocab.Vocabulary` (built without special tokens).
 
     Attributes:
         word_vectors, context_vectors: ``(V, d)`` float32, w and w~.

@@ -17,7 +17,7 @@ import torch
 
 from ..errors import ModelFileError
 from ..paths import atomic_path
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .state import TrainingState
 
 KINDS = {"course.elmo/1": "an ELMo model file", "course.transformer/1": "a Transformer model file"}  # by mark

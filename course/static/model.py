@@ -1,6 +1,6 @@
 """A static-vector model's files, and how its training run starts or resumes.
 
-A model is a :class:`~course.vocab.Vocabulary` (built without special tokens), a config
+A model is a :class:`~course.text.vocab.Vocabulary` (built without special tokens), a config
 dataclass, tables of vectors and a :class:`~course.static.state.TrainingState`. Its vectors
 leave the package as gensim ``KeyedVectors`` and word2vec files; its checkpoints are a dict of
 plain types and tensors (:mod:`course.checkpoints`), so that a crafted file is refused unread.
@@ -23,7 +23,7 @@ from ..checkpoints import (
     write_checkpoint,
 )
 from ..errors import EmptyVocabularyError
-from ..vocab import Vocabulary, VocabularyConfig
+from ..text.vocab import Vocabulary, VocabularyConfig
 
 
 class StaticVectorModel:

@@ -6,7 +6,7 @@
   back only when every check passes;
 - :mod:`~course.text.tokenize`: English tokens and sentences; Chinese segmentation with jieba;
 - :mod:`~course.text.subwords`: byte-pair encoding: the merges learned from word counts, and words cut by them;
-- :mod:`~course.text.download`: cached, checksummed, atomic downloads with a progress bar.
-
-The vocabulary (:class:`~course.vocab.Vocabulary`) is :mod:`course.vocab`.
+- :mod:`~course.text.download`: cached, checksummed, atomic downloads with a progress bar;
+- :mod:`~course.text.vocab`: :class:`~course.text.vocab.Vocabulary`: counts, ``min_count``, specials,
+  subsampling, the noise distribution, Huffman codes.
 """

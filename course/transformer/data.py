@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..lm.batches import length_batches
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>", "<mask>")  # the vocabulary's first ids
 

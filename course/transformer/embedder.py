@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .data import pad_batch
 from .lm import TransformerLM
 

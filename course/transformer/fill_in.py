@@ -150,7 +150,7 @@ def choose_blanks(sentences: Sequence[Sequence[str]], vocabularies: Sequence, nu
                   max_words: int = 40, min_words: int = 5) -> list[tuple[int, int]]:
     """``num_blanks`` ``(sentence, position)`` pairs, one blank per sentence at most, drawn with
     ``seed`` among sentences of ``min_words`` to ``max_words`` words: the hidden word is known to
-    every vocabulary of ``vocabularies`` (each a :class:`~course.vocab.Vocabulary` or anything with
+    every vocabulary of ``vocabularies`` (each a :class:`~course.text.vocab.Vocabulary` or anything with
     ``word_to_id`` and ``specials``) and has a word either side of it."""
     rng = np.random.default_rng(seed)
     chosen = []

@@ -16,7 +16,7 @@ import torch
 from ..devices import resolve_device
 from ..lm.model_file import ModelFile
 from ..lm.state import TrainingState
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .config import TransformerConfig
 from .lm import TransformerLM
 

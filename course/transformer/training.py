@@ -38,7 +38,7 @@ from ..lm.precision import autocast
 from ..lm.resume import resume_checkpoint
 from ..lm.run import Limits, Run
 from ..lm.threads import cpu_threads
-from ..vocab import Vocabulary, VocabularyConfig
+from ..text.vocab import Vocabulary, VocabularyConfig
 from .config import TransformerConfig, preset
 from .data import SPECIALS, SentenceIds
 from .embedder import warn_split

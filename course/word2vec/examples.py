@@ -3,7 +3,7 @@
 - The dynamic window: each centre word draws its reach b uniformly from 1..window and sees the
   words at most b away in its sentence, so that near words are seen more often than far ones.
 - Subsampling: each occurrence of a word is kept with the probability
-  :meth:`~course.vocab.Vocabulary.keep_probabilities` gives (frequent words are dropped often),
+  :meth:`~course.text.vocab.Vocabulary.keep_probabilities` gives (frequent words are dropped often),
   drawn anew in every epoch, before the windows are cut.
 - Skip-gram trains on (centre, context word) pairs (:func:`skipgram_pairs`); CBOW on a centre
   word and its whole window (:func:`cbow_windows`). Both trainers cut windows, and skip-gram

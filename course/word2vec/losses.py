@@ -119,7 +119,7 @@ def hierarchical_softmax_terms(scores, targets, mask, need_loss: bool):
 def hierarchical_softmax_probabilities(hidden, inner_node_vectors, tree):
     """``(B, V)`` P(w | h) of every word under hierarchical softmax (zero for special tokens).
 
-    ``hidden`` is ``(B, d)``, ``inner_node_vectors`` ``(V - 1, d)``; ``tree`` a :class:`~course.vocab.HuffmanTree`.
+    ``hidden`` is ``(B, d)``, ``inner_node_vectors`` ``(V - 1, d)``; ``tree`` a :class:`~course.text.vocab.HuffmanTree`.
     For each h the probabilities of the coded words sum to 1. Costs O(V log V): for checks and figures.
     """
     import torch

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..devices import check_memory
 from ..static import StaticVectorModel, TrainingState
-from ..vocab import Vocabulary
+from ..text.vocab import Vocabulary
 from .config import Word2VecConfig
 from .trainer import FastTrainer
 
@@ -36,7 +36,7 @@ class Word2VecState(TrainingState):
 
 
 class Word2Vec(StaticVectorModel):
-    """A word2vec model over a :class:`~course.vocab.Vocabulary` (built without special tokens).
+    """A word2vec model over a :class:`~course.text.vocab.Vocabulary` (built without special tokens).
 
     Attributes:
         input_vectors: ``(V, d)`` float32, the word vectors.

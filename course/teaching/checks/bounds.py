@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...vocab import Vocabulary
+from ...text.vocab import Vocabulary
 from .common import (
     ATOL,
     GENERIC,
@@ -31,7 +31,7 @@ _NAMES = ("the entropy", "the mean code length", "the balanced tree's code lengt
 
 
 def _huffman_lengths(values: np.ndarray) -> np.ndarray:
-    """``(W,)`` code lengths of the course's Huffman tree (:meth:`course.vocab.Vocabulary.huffman`), in the
+    """``(W,)`` code lengths of the course's Huffman tree (:meth:`course.text.vocab.Vocabulary.huffman`), in the
     order of ``values``."""
     order = np.argsort(-values, kind="stable")  # the tree wants the counts in descending order
     tree = Vocabulary([f"w{i}" for i in range(len(values))], values[order], specials=()).huffman()
@@ -76,7 +76,7 @@ def check_entropy_bound(function, *, seed: int | None = None, trials: int = 20) 
 
     Inputs: ``counts`` a dict {word: count} of W >= 2 words (counts at least 1). Expected three floats: the
     entropy H = -Σ p log2 p of p(w) = count / total, in bits; the mean length Σ p(w) L(w) of an optimal
-    prefix code (a Huffman code: :meth:`course.vocab.Vocabulary.huffman`); and ceil(log2 W), the length of
+    prefix code (a Huffman code: :meth:`course.text.vocab.Vocabulary.huffman`); and ceil(log2 W), the length of
     every code of a balanced tree. The function should assert H <= L < H + 1, which holds with equality on
     the left when every p(w) is a power of 1/2 (those inputs are among the trials).
     """

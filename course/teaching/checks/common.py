@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...vocab import Vocabulary
+from ...text.vocab import Vocabulary
 
 RTOL = 1e-5  # relative tolerance of every comparison: room for float32 arithmetic, far below any mistake
 ATOL = 1e-9

@@ -8,7 +8,7 @@ from itertools import product
 
 import numpy as np
 
-from ...vocab import Vocabulary
+from ...text.vocab import Vocabulary
 from .common import (
     GENERIC,
     GOLDEN_SQUARED,
@@ -137,7 +137,7 @@ def check_noise_distribution(function, *, seed: int | None = None, trials: int =
     """Check ``function(counts) -> probabilities``.
 
     Inputs: ``counts`` ``(V,)`` int64 word counts (all at least 1). Expected: ``(V,)`` probabilities
-    proportional to count^(3/4), summing to 1 (:meth:`course.vocab.Vocabulary.noise_distribution`).
+    proportional to count^(3/4), summing to 1 (:meth:`course.text.vocab.Vocabulary.noise_distribution`).
     """
     rng, failures = _start(function, "noise_distribution", seed, trials)
     sizes = _sizes(trials, [1, 2, 3], lambda: int(rng.integers(4, 301)))
@@ -197,7 +197,7 @@ def check_keep_probabilities(function, *, seed: int | None = None, trials: int =
 
     Inputs: ``counts`` ``(V,)`` int64 word counts (all at least 1), ``sample`` the threshold t (below 1).
     Expected: ``(V,)`` keep = min(1, (sqrt(f/t) + 1) t/f) with f = count / total, word2vec.c's formula
-    (:meth:`course.vocab.Vocabulary.keep_probabilities`).
+    (:meth:`course.text.vocab.Vocabulary.keep_probabilities`).
     """
     rng, failures = _start(function, "keep_probabilities", seed, trials)
     sizes = _sizes(trials, [1, 2, 3], lambda: int(rng.integers(4, 301)))
@@ -290,7 +290,7 @@ def check_huffman_code(function, *, seed: int | None = None, trials: int = 20) -
 
 
 def _huffman_cost(counts: Mapping[str, int]) -> int:
-    """Σ count·len(code) of a Huffman code, from :meth:`course.vocab.Vocabulary.huffman`."""
+    """Σ count·len(code) of a Huffman code, from :meth:`course.text.vocab.Vocabulary.huffman`."""
     words = sorted(counts, key=lambda word: -counts[word])
     values = np.asarray([counts[word] for word in words], dtype=np.int64)
     tree = Vocabulary(words, values, specials=()).huffman()
