@@ -323,7 +323,8 @@ def test_a_notebook_gets_its_own_rows(smoke_build, monkeypatch, measured):
 
 def test_measured_figures_are_the_probes_own(smoke_build, monkeypatch):
     """The sense and POS figures of the claims are those of course.analysis.probes on the same data."""
-    from course.analysis.probes import pos_probe, probe_model, probe_summary, read_probes
+    from course.analysis.pos_probe import pos_probe
+    from course.analysis.probes import probe_model, probe_summary, read_probes
     from course.analysis.vectors import load_vectors
     from course.claims import _pos_scores, _sense_measurement, _untrained, _word_mean
     from course.elmo import Elmo

@@ -10,10 +10,11 @@ import nbformat
 import pytest
 
 from course.edition import CATALOGUE, text
-from course.printed import context_models, static_models
+from course.printed import context_models, counting, static_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-GROUPS = {"static_models": (static_models.PRINTED, ("00", "01", "02", "03", "04", "05")),
+GROUPS = {"counting": (counting.PRINTED, ("00", "01")),
+          "static_models": (static_models.PRINTED, ("02", "03", "04", "05")),
           "context_models": (context_models.PRINTED, ("06", "07", "08", "09", "10", "11"))}
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")   # ideographs, CJK and full-width punctuation
 KEYS = [(group, key) for group, (printed, _) in GROUPS.items() for key in sorted(printed)]

@@ -13,14 +13,13 @@ import numpy as np
 import pytest
 from conftest import assert_one_line_error
 
+from course.analysis.pos_probe import most_frequent_tag_accuracy, pos_probe
 from course.analysis.probes import (
     bag_of_context_vectors,
     draw_splits,
     format_probe_table,
-    most_frequent_tag_accuracy,
     nearest_contexts,
     occurrence_labels,
-    pos_probe,
     probe_model,
     probe_splits,
     probe_summary,

@@ -188,13 +188,13 @@ def _skipgram_static(kv, probes) -> dict | None:
 
 def _pos_scores(model, corpus, num_sentences: int, test_share: float = 0.2, seed: int = 1,
                 max_iter: int = 300) -> dict:
-    """:func:`course.analysis.probes.pos_probe`'s per-token results for the trained biLM alone.
+    """:func:`course.analysis.pos_probe.pos_probe`'s per-token results for the trained biLM alone.
 
     Returns:
         ``{"layers": (L + 1, tokens) bool, "most_frequent_tag": (tokens,) bool, "sizes": (test
         sentences,) tokens in each}`` over the test tokens, sentence by sentence.
     """
-    from ..analysis.probes import pos_probe
+    from ..analysis.pos_probe import pos_probe
 
     tokens = pos_probe(model, corpus, num_sentences, test_share, seed, untrained=False, max_iter=max_iter,
                        per_token=True)["per_token"]

@@ -6,9 +6,7 @@ catalogue (:func:`course.edition.text`), so they follow the notebook's edition; 
 config presets the course trains (``course.elmo.preset``, ``course.transformer.preset``, the ULMFiT
 and word2vec defaults), so a diagram names what the course builds.
 
-A diagram lives in a coordinate system of inches: an Axes of ``width`` x ``height`` data units on a
-figure of the same size in inches, so a font size in points and a box size in units compare. Each box
-shrinks its label's font until the label fits inside it.
+The boxes, arrows, tables and grids they are drawn with are :mod:`course.figures.drawing`.
 
 - :func:`skipgram_diagram`, :func:`cbow_diagram`: the input table (rows v_w) and the output table
   (rows u_w), and which rows one training example reads and updates under negative sampling;
@@ -27,180 +25,28 @@ shrinks its label's font until the label fits inside it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..edition import text
+from .drawing import (
+    BLUE,
+    FILL,
+    GREEN,
+    GREY,
+    ORANGE,
+    RED,
+    Box,
+    arrow,
+    box,
+    canvas,
+    caption,
+    cell,
+    figure_of,
+    grid,
+    note,
+    table,
+)
 from .plots import huffman_tree_plot, setup_cjk_font
-
-BLUE, GREEN, ORANGE, RED, GREY = "#4c72b0", "#55a868", "#dd8452", "#c44e52", "0.55"
-FILL = {BLUE: "#dbe6f4", GREEN: "#dcefe0", ORANGE: "#f8e3d3", RED: "#f2d8d9", GREY: "0.93"}
-MIN_FONT = 5.5  # points: a label is shrunk down to this size at most to fit its box
-
-
-@dataclass(frozen=True)
-class Box:
-    """A box on a diagram: centre ``(x, y)``, width ``w`` and height ``h`` in the diagram's units (inches)."""
-
-    x: float
-    y: float
-    w: float
-    h: float
-
-    @property
-    def left(self) -> tuple[float, float]:
-        return self.x - self.w / 2, self.y
-
-    @property
-    def right(self) -> tuple[float, float]:
-        return self.x + self.w / 2, self.y
-
-    @property
-    def top(self) -> tuple[float, float]:
-        return self.x, self.y + self.h / 2
-
-    @property
-    def bottom(self) -> tuple[float, float]:
-        return self.x, self.y - self.h / 2
-
-
-# ------------------------------------------------------------------ drawing helpers
-
-
-def _text(key: str, **values) -> str:
-    """The catalogue's string ``key`` in the current edition. Every entry is a ``str.format`` template,
-    formatted even without values, so that ``{{`` and ``}}`` in a formula become braces."""
-    return text(key, **values) if values else text(key).format()
-
-
-def canvas(width: float, height: float, ax=None):
-    """An Axes of ``width`` x ``height`` units without a frame: a new figure of that size in inches,
-    or ``ax`` with those limits. Returns the Axes."""
-    import matplotlib.pyplot as plt
-
-    setup_cjk_font()
-    if ax is None:
-        fig = plt.figure(figsize=(width, height))
-        ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return ax
-
-
-def _renderer(ax):
-    figure = ax.figure
-    canvas_ = figure.canvas
-    return canvas_.get_renderer() if hasattr(canvas_, "get_renderer") else figure._get_renderer()
-
-
-def fit_text(ax, artist, box: Box, margin: float = 0.05) -> None:
-    """Shrink ``artist``'s font until its extent fits inside ``box`` less ``margin`` units a side
-    (down to :data:`MIN_FONT` points)."""
-    renderer = _renderer(ax)
-    to_pixels = ax.transData
-    (x0, y0), (x1, y1) = to_pixels.transform([(box.x - box.w / 2 + margin, box.y - box.h / 2 + margin / 2),
-                                              (box.x + box.w / 2 - margin, box.y + box.h / 2 - margin / 2)])
-    while artist.get_fontsize() > MIN_FONT:
-        extent = artist.get_window_extent(renderer)
-        if extent.width <= x1 - x0 and extent.height <= y1 - y0:
-            return
-        artist.set_fontsize(artist.get_fontsize() - 0.5)
-
-
-def box(ax, x: float, y: float, w: float, h: float, label: str = "", colour: str = GREY, fontsize: float = 9,
-        gid: str | None = None) -> Box:
-    """A rounded box centred at ``(x, y)`` with ``label`` inside (shrunk to fit); ``colour`` is the edge,
-    its light tint the fill. The patch and the label share the gid ``gid`` (label: ``gid + ":label"``)."""
-    from matplotlib.patches import FancyBboxPatch
-
-    shape = Box(x, y, w, h)
-    patch = FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.06",
-                           facecolor=FILL.get(colour, "white"), edgecolor=colour, linewidth=1.2, zorder=2)
-    ax.add_patch(patch)
-    name = gid or f"box{len(ax.patches)}"
-    patch.set_gid(name)
-    if label:
-        artist = ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, zorder=3,
-                         linespacing=1.25)
-        artist.set_gid(f"{name}:label")
-        fit_text(ax, artist, shape)
-    return shape
-
-
-def arrow(ax, start: tuple[float, float], end: tuple[float, float], colour: str = "0.3", label: str | None = None,
-          curve: float = 0.0, width: float = 1.1, style: str = "-|>", fontsize: float = 8, dashed: bool = False,
-          label_offset: tuple[float, float] = (0.0, 0.0)):
-    """An arrow from ``start`` to ``end`` (bent by ``curve``, matplotlib's ``arc3`` radius), with an
-    optional ``label`` at its middle."""
-    ax.annotate("", xy=end, xytext=start, zorder=1,
-                arrowprops=dict(arrowstyle=style, color=colour, linewidth=width, shrinkA=1, shrinkB=1,
-                                connectionstyle=f"arc3,rad={curve}", linestyle="--" if dashed else "-"))
-    if label:
-        ax.text((start[0] + end[0]) / 2 + label_offset[0], (start[1] + end[1]) / 2 + label_offset[1], label,
-                ha="center", va="center", fontsize=fontsize, color=colour, zorder=3,
-                bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none"))
-
-
-def note(ax, x: float, y: float, label: str, fontsize: float = 8, colour: str = "0.2", ha: str = "center",
-         va: str = "center"):
-    """Plain text at ``(x, y)``."""
-    return ax.text(x, y, label, ha=ha, va=va, fontsize=fontsize, color=colour, zorder=3, linespacing=1.3)
-
-
-def table(ax, x: float, top: float, rows: Sequence[str], marks: dict[int, str], width: float = 1.3,
-          row_height: float = 0.24, title: str = "", names_right: bool = False, gid: str = "table") -> list[Box]:
-    """A table of ``len(rows)`` rows of vectors, the top edge at ``top``, the left edge at ``x``; each
-    row's name (a word) to its left (``names_right``: to its right). ``marks``: row index -> colour of the
-    rows an example touches; the others are grey. Row i's patch has the gid ``f"{gid}:{i}:{word}"``.
-    Returns each row's :class:`Box`."""
-    boxes = []
-    for i, name in enumerate(rows):
-        y = top - (i + 0.5) * row_height
-        colour = marks.get(i, GREY)
-        shape = box(ax, x + width / 2, y, width, row_height * 0.86, colour=colour, gid=f"{gid}:{i}:{name}")
-        if i in marks:
-            for j in range(8):  # the d numbers of the row, drawn as cells
-                ax.add_patch(_cell(x + 0.08 + j * (width - 0.16) / 8, y, (width - 0.16) / 8, row_height * 0.5,
-                                   colour))
-        note(ax, x + width + 0.06 if names_right else x - 0.06, y, name, fontsize=8,
-             ha="left" if names_right else "right", colour=colour if i in marks else "0.35")
-        boxes.append(shape)
-    if title:
-        note(ax, x + width / 2, top + 0.2, title, fontsize=9, va="bottom")
-    return boxes
-
-
-def _cell(x, y, w, h, colour):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((x + 0.01, y - h / 2), w - 0.02, h, facecolor=colour, alpha=0.55, edgecolor="none", zorder=3)
-
-
-def grid(ax, x: float, top: float, allowed: np.ndarray, cell: float = 0.22, row_labels: Sequence[str] = (),
-         col_labels: Sequence[str] = (), colour: str = BLUE, title: str = "", gid: str = "grid") -> None:
-    """A boolean matrix as a grid of cells, the top-left corner at ``(x, top)``: True filled with
-    ``colour``, False white; ``row_labels`` to the left, ``col_labels`` above. Cell (i, j) has the gid
-    ``f"{gid}:{i},{j}"``."""
-    from matplotlib.patches import Rectangle
-
-    allowed = np.asarray(allowed, dtype=bool)
-    for (i, j), value in np.ndenumerate(allowed):
-        ax.add_patch(Rectangle((x + j * cell, top - (i + 1) * cell), cell, cell, zorder=2, linewidth=0.6,
-                               facecolor=colour if value else "white", edgecolor="0.6", gid=f"{gid}:{i},{j}"))
-    for i, name in enumerate(row_labels):
-        note(ax, x - 0.05, top - (i + 0.5) * cell, name, fontsize=7, ha="right")
-    for j, name in enumerate(col_labels):
-        note(ax, x + (j + 0.5) * cell, top + 0.05, name, fontsize=7, va="bottom", ha="left").set_rotation(50)
-    if title:
-        note(ax, x + allowed.shape[1] * cell / 2, top - allowed.shape[0] * cell - 0.12, title, fontsize=8, va="top")
-
-
-def _figure(ax):
-    return ax.figure
-
 
 # ------------------------------------------------------------------ word2vec
 
@@ -235,10 +81,10 @@ def _word2vec(arch: str, ax=None):
     context = [i for i in range(centre - reach, centre + reach + 1) if i != centre]
     skipgram = arch == "skipgram"
     target = SENTENCE.index("juice")
-    note(ax, 5.5, 6.35, _text("diagram skipgram title" if skipgram else "diagram cbow title"), fontsize=11)
+    note(ax, 5.5, 6.35, caption("diagram skipgram title" if skipgram else "diagram cbow title"), fontsize=11)
     _sentence(ax, 5.75, centre, [target] if skipgram else context, BLUE if skipgram else GREEN,
               GREEN if skipgram else BLUE)
-    note(ax, 5.5, 5.37, _text("diagram skipgram pair" if skipgram else "diagram cbow window", reach=reach),
+    note(ax, 5.5, 5.37, caption("diagram skipgram pair" if skipgram else "diagram cbow window", reach=reach),
          fontsize=8)
     rows = _vocabulary_rows()
     index = {word: i for i, word in enumerate(rows)}
@@ -248,29 +94,29 @@ def _word2vec(arch: str, ax=None):
     output_marks = {index[output]: GREEN, **{index[word]: ORANGE for word in NOISE}}
     top = 4.75
     left_rows = table(ax, 1.0, top, rows, input_marks, gid="input",
-                      title=_text("diagram input table", dim=config.dim))
+                      title=caption("diagram input table", dim=config.dim))
     right_rows = table(ax, 8.3, top, rows, output_marks, names_right=True, gid="output",
-                       title=_text("diagram output table", dim=config.dim))
-    note(ax, 1.65, 0.55, _text("diagram untouched rows"), fontsize=8, colour="0.35")
-    note(ax, 8.95, 0.55, _text("diagram untouched rows"), fontsize=8, colour="0.35")
+                       title=caption("diagram output table", dim=config.dim))
+    note(ax, 1.65, 0.55, caption("diagram untouched rows"), fontsize=8, colour="0.35")
+    note(ax, 8.95, 0.55, caption("diagram untouched rows"), fontsize=8, colour="0.35")
     if skipgram:
-        hidden = box(ax, 4.05, 3.3, 1.5, 0.5, _text("diagram centre vector"), colour=BLUE, gid="hidden")
+        hidden = box(ax, 4.05, 3.3, 1.5, 0.5, caption("diagram centre vector"), colour=BLUE, gid="hidden")
         arrow(ax, left_rows[index[inputs[0]]].right, hidden.left, colour=BLUE)
     else:
-        hidden = box(ax, 4.05, 3.3, 1.5, 0.62, _text("diagram cbow hidden"), colour=BLUE, gid="hidden")
+        hidden = box(ax, 4.05, 3.3, 1.5, 0.62, caption("diagram cbow hidden"), colour=BLUE, gid="hidden")
         for word in inputs:
             arrow(ax, left_rows[index[word]].right, hidden.left, colour=BLUE, width=0.8)
-    score = box(ax, 6.35, 3.3, 1.9, 0.62, _text("diagram sigmoid scores", k=len(NOISE)), colour="0.3",
+    score = box(ax, 6.35, 3.3, 1.9, 0.62, caption("diagram sigmoid scores", k=len(NOISE)), colour="0.3",
                 gid="scores")
     arrow(ax, hidden.right, score.left)
     arrow(ax, right_rows[index[output]].left, score.right, colour=GREEN, width=1.3)
     for word in NOISE:
         arrow(ax, right_rows[index[word]].left, score.right, colour=ORANGE, width=0.9)
-    note(ax, 5.15, 2.55, _text("diagram true word", word=output), colour=GREEN, fontsize=8)
-    note(ax, 5.15, 2.2, _text("diagram noise words", k=len(NOISE), negative=config.negative), colour=ORANGE,
+    note(ax, 5.15, 2.55, caption("diagram true word", word=output), colour=GREEN, fontsize=8)
+    note(ax, 5.15, 2.2, caption("diagram noise words", k=len(NOISE), negative=config.negative), colour=ORANGE,
          fontsize=8)
-    note(ax, 5.2, 1.5, _text("diagram rows updated", rows=len(inputs) + 1 + len(NOISE)), fontsize=8.5)
-    return _figure(ax)
+    note(ax, 5.2, 1.5, caption("diagram rows updated", rows=len(inputs) + 1 + len(NOISE)), fontsize=8.5)
+    return figure_of(ax)
 
 
 def skipgram_diagram(ax=None):
@@ -315,29 +161,29 @@ def hierarchical_softmax_diagram(tree, words: Sequence[str], word: str):
     fig = plt.figure(figsize=(tree_width + 4.6, height))
     tree_ax = fig.add_axes((0.6 / (tree_width + 4.6), 0.06, (tree_width - 0.7) / (tree_width + 4.6), 0.82))
     huffman_tree_plot(tree, words, ax=tree_ax, highlight=word)
-    tree_ax.set_title(_text("diagram hs tree title", word=word), fontsize=10)
+    tree_ax.set_title(caption("diagram hs tree title", word=word), fontsize=10)
     ax = fig.add_axes((tree_width / (tree_width + 4.6), 0, 4.6 / (tree_width + 4.6), 1))
     canvas(4.6, height, ax)
     target = words.index(word)
     length = int(tree.lengths[target])
     nodes = [int(node) for node in tree.points[target, :length]]
     bits = [int(bit) for bit in tree.codes[target, :length]]
-    note(ax, 2.3, height - 0.3, _text("diagram hs factors title"), fontsize=10)
+    note(ax, 2.3, height - 0.3, caption("diagram hs factors title"), fontsize=10)
     step = min(0.55, (height - 1.6) / (length + 1))
     y = height - 0.75
     previous = None
     for j, (node, bit) in enumerate(zip(nodes, bits, strict=True), start=1):
         sign = "+" if bit == 0 else "-"
-        label = _text("diagram hs step", j=j, node=node, bit=bit, direction=_text(f"diagram hs bit {bit}"))
+        label = caption("diagram hs step", j=j, node=node, bit=bit, direction=caption(f"diagram hs bit {bit}"))
         factor = box(ax, 2.3, y, 4.2, step * 0.8, f"{label}:  $\\sigma({sign}u_{{{node}}}^\\top h)$", colour=RED,
                      fontsize=8.5, gid=f"factor{j}")
         if previous is not None:
             arrow(ax, previous.bottom, factor.top, colour=RED)
         previous, y = factor, y - step
     result = box(ax, 2.3, y - 0.1, 4.2, step * 0.85,
-                 _text("diagram hs product", word=word, length=length), colour="0.3", gid="product")
+                 caption("diagram hs product", word=word, length=length), colour="0.3", gid="product")
     arrow(ax, previous.bottom, result.top)
-    note(ax, 2.3, max(0.25, y - 0.1 - step), _text("diagram hs sum to one"), fontsize=8, colour="0.35")
+    note(ax, 2.3, max(0.25, y - 0.1 - step), caption("diagram hs sum to one"), fontsize=8, colour="0.35")
     return fig
 
 
@@ -365,20 +211,20 @@ def glove_diagram(ax=None):
 
     config = GloVeConfig()
     ax = canvas(11.0, 5.6, ax)
-    note(ax, 5.5, 5.35, _text("diagram glove title"), fontsize=11)
+    note(ax, 5.5, 5.35, caption("diagram glove title"), fontsize=11)
     rng = np.random.default_rng(3)
     size, dim, cell = 9, 3, 0.26
     counts = np.triu(rng.random((size, size)) < 0.55, 0)
     counts = counts | counts.T  # X is symmetric
     top = 4.65
     logx = _matrix(ax, 0.4, top, size, size, cell, BLUE, filled=counts)
-    note(ax, logx.x, top + 0.12, _text("diagram glove log x", size="|V|"), fontsize=9, va="bottom")
+    note(ax, logx.x, top + 0.12, caption("diagram glove log x", size="|V|"), fontsize=9, va="bottom")
     note(ax, logx.x + logx.w / 2 + 0.35, logx.y, "≈", fontsize=20)
     w = _matrix(ax, 3.3, top, size, dim, cell, GREEN)
-    note(ax, w.x, top + 0.12, _text("diagram glove w", dim=config.dim), fontsize=9, va="bottom")
+    note(ax, w.x, top + 0.12, caption("diagram glove w", dim=config.dim), fontsize=9, va="bottom")
     note(ax, w.x + w.w / 2 + 0.22, w.y, "×", fontsize=14)
     wt = _matrix(ax, 4.5, top - 0.5, dim, size, cell, ORANGE)
-    note(ax, wt.x, top - 0.38, _text("diagram glove w tilde"), fontsize=9, va="bottom")
+    note(ax, wt.x, top - 0.38, caption("diagram glove w tilde"), fontsize=9, va="bottom")
     note(ax, wt.x + wt.w / 2 + 0.25, w.y, "+", fontsize=14)
     b = _matrix(ax, 7.3, top, size, 1, cell, GREEN)
     note(ax, b.x, top + 0.12, "$b$", fontsize=10, va="bottom")
@@ -398,9 +244,9 @@ def glove_diagram(ax=None):
     outline(4.5, top - 0.5, 0, k, rows=dim)
     outline(7.3, top, i, 0)
     outline(7.85, top - 0.5, 0, k)
-    note(ax, 5.5, 1.95, _text("diagram glove entry"), fontsize=9, colour=RED)
-    note(ax, 5.5, 1.55, _text("diagram glove zeros"), fontsize=8, colour="0.35")
-    note(ax, 5.5, 1.2, _text("diagram glove loss"), fontsize=9)
+    note(ax, 5.5, 1.95, caption("diagram glove entry"), fontsize=9, colour=RED)
+    note(ax, 5.5, 1.55, caption("diagram glove zeros"), fontsize=8, colour="0.35")
+    note(ax, 5.5, 1.2, caption("diagram glove loss"), fontsize=9)
     inset = ax.inset_axes((0.73, 0.1, 0.23, 0.24))
     x = np.linspace(0, 2.2 * config.x_max, 200)
     inset.plot(x, weighting(x, config.x_max, config.alpha), color=BLUE)
@@ -408,8 +254,8 @@ def glove_diagram(ax=None):
     inset.set_xlabel(r"$X_{ik}$", fontsize=8, labelpad=1)
     inset.set_ylabel(r"$f(X_{ik})$", fontsize=8, labelpad=1)
     inset.tick_params(labelsize=7)
-    inset.set_title(_text("diagram glove weighting", x_max=config.x_max, alpha=config.alpha), fontsize=8)
-    return _figure(ax)
+    inset.set_title(caption("diagram glove weighting", x_max=config.x_max, alpha=config.alpha), fontsize=8)
+    return figure_of(ax)
 
 
 # ------------------------------------------------------------------ ELMo
@@ -427,15 +273,15 @@ def bilm_diagram(preset: str = "cpu", ax=None):
     config = elmo_preset(preset)
     widths = ", ".join(str(width) for width, _ in config.filters)
     ax = canvas(12.0, 9.0, ax)
-    note(ax, 6.0, 8.8, _text("diagram bilm title", preset=preset), fontsize=11)
+    note(ax, 6.0, 8.8, caption("diagram bilm title", preset=preset), fontsize=11)
     rows = {"next": 8.05, "softmax top": 7.25, "f2": 6.35, "f1": 5.35, "x": 4.35, "b1": 3.35, "b2": 2.35,
             "softmax bottom": 1.45, "previous": 0.55}
     # the token encoder of one word, bottom-up, ending level with the token vectors
-    encoder = [(_text("diagram bilm characters"), GREY),
-               (_text("diagram bilm char embeddings", dim=config.char_dim), GREY),
-               (_text("diagram bilm char cnn", filters=config.num_filters, widths=widths), BLUE),
-               (_text("diagram bilm highway", layers=config.highway_layers, size=config.num_filters), BLUE),
-               (_text("diagram bilm projection", dim=config.projection_dim), BLUE)]
+    encoder = [(caption("diagram bilm characters"), GREY),
+               (caption("diagram bilm char embeddings", dim=config.char_dim), GREY),
+               (caption("diagram bilm char cnn", filters=config.num_filters, widths=widths), BLUE),
+               (caption("diagram bilm highway", layers=config.highway_layers, size=config.num_filters), BLUE),
+               (caption("diagram bilm projection", dim=config.projection_dim), BLUE)]
     previous = None
     for i, (label, colour) in enumerate(encoder):
         shape = box(ax, 1.7, rows["x"] - (len(encoder) - 1 - i) * 0.95, 3.1, 0.66, label, colour=colour,
@@ -443,13 +289,13 @@ def bilm_diagram(preset: str = "cpu", ax=None):
         if previous is not None:
             arrow(ax, previous.top, shape.bottom)
         previous = shape
-    note(ax, 1.7, rows["x"] + 0.75, _text("diagram bilm encoder note"), fontsize=8, colour="0.35")
+    note(ax, 1.7, rows["x"] + 0.75, caption("diagram bilm encoder note"), fontsize=8, colour="0.35")
     sentence = ["the", "river", "bank"]
     positions = ("k-1", "k", "k+1")
     columns = [6.6, 8.7, 10.8]
     xs, forward, backward = [], [[], []], [[], []]
     for k, (cx, word) in enumerate(zip(columns, sentence, strict=True)):
-        xs.append(box(ax, cx, rows["x"], 1.6, 0.55, _text("diagram bilm token vector", word=word, k=positions[k]),
+        xs.append(box(ax, cx, rows["x"], 1.6, 0.55, caption("diagram bilm token vector", word=word, k=positions[k]),
                       colour=BLUE, fontsize=9, gid=f"x{k}"))
         for j in range(2):
             forward[j].append(box(ax, cx, rows[f"f{j + 1}"], 1.3, 0.55,
@@ -458,7 +304,7 @@ def bilm_diagram(preset: str = "cpu", ax=None):
             backward[j].append(box(ax, cx, rows[f"b{j + 1}"], 1.3, 0.55,
                                    f"$\\overleftarrow{{h}}_{{{positions[k]},{j + 1}}}$", colour=ORANGE, fontsize=10,
                                    gid=f"backward{j}{k}"))
-    arrow(ax, previous.right, xs[0].left, colour=BLUE, label=_text("diagram bilm every word"), label_offset=(0, 0.2))
+    arrow(ax, previous.right, xs[0].left, colour=BLUE, label=caption("diagram bilm every word"), label_offset=(0, 0.2))
     for k in range(3):
         arrow(ax, xs[k].top, forward[0][k].bottom, colour=GREEN)
         arrow(ax, forward[0][k].top, forward[1][k].bottom, colour=GREEN)
@@ -474,24 +320,24 @@ def bilm_diagram(preset: str = "cpu", ax=None):
     layer_notes = {"f1": ("diagram bilm lstm layer", GREEN, 1), "f2": ("diagram bilm lstm layer residual", GREEN, 2),
                    "b1": ("diagram bilm lstm layer", ORANGE, 1), "b2": ("diagram bilm lstm layer residual", ORANGE, 2)}
     for row, (key, colour, j) in layer_notes.items():
-        note(ax, 4.55, rows[row], _text(key, j=j, cells=config.lstm_dim, dim=config.projection_dim), fontsize=7.5,
+        note(ax, 4.55, rows[row], caption(key, j=j, cells=config.lstm_dim, dim=config.projection_dim), fontsize=7.5,
              colour=colour)
-    softmax_label = _text("diagram bilm softmax", kind=_text(f"diagram softmax {config.softmax}"))
+    softmax_label = caption("diagram bilm softmax", kind=caption(f"diagram softmax {config.softmax}"))
     top = box(ax, columns[1], rows["softmax top"], 5.6, 0.5, softmax_label, colour=RED, fontsize=9, gid="softmax-top")
     bottom = box(ax, columns[1], rows["softmax bottom"], 5.6, 0.5, softmax_label, colour=RED, fontsize=9,
                  gid="softmax-bottom")
     arrow(ax, forward[1][1].top, top.bottom, colour=GREEN, width=1.5)
     arrow(ax, backward[1][1].bottom, bottom.top, colour=ORANGE, width=1.5)
-    ahead = box(ax, columns[2], rows["next"], 2.3, 0.55, _text("diagram bilm predicts next", word=sentence[2]),
+    ahead = box(ax, columns[2], rows["next"], 2.3, 0.55, caption("diagram bilm predicts next", word=sentence[2]),
                 colour=GREEN, fontsize=8.5, gid="predict-next")
     behind = box(ax, columns[0], rows["previous"], 2.3, 0.55,
-                 _text("diagram bilm predicts previous", word=sentence[0]), colour=ORANGE, fontsize=8.5,
+                 caption("diagram bilm predicts previous", word=sentence[0]), colour=ORANGE, fontsize=8.5,
                  gid="predict-previous")
     arrow(ax, top.top, ahead.left, colour=GREEN, width=1.5, curve=-0.3)
     arrow(ax, bottom.bottom, behind.right, colour=ORANGE, width=1.5, curve=-0.3)
-    note(ax, 4.55, (rows["softmax top"] + rows["softmax bottom"]) / 2 + 2.9, _text("diagram bilm shared"),
+    note(ax, 4.55, (rows["softmax top"] + rows["softmax bottom"]) / 2 + 2.9, caption("diagram bilm shared"),
          fontsize=7.5, colour=RED)
-    return _figure(ax)
+    return figure_of(ax)
 
 
 def scalar_mix_diagram(weights: Sequence[float] | None = None, gamma: float = 1.0, ax=None):
@@ -507,23 +353,23 @@ def scalar_mix_diagram(weights: Sequence[float] | None = None, gamma: float = 1.
     layers = len(weights)
     height = max(3.6, 1.2 + 0.95 * layers)
     ax = canvas(10.0, height, ax)
-    note(ax, 5.0, height - 0.3, _text("diagram mix title"), fontsize=11)
+    note(ax, 5.0, height - 0.3, caption("diagram mix title"), fontsize=11)
     ys = [height - 1.15 - i * (height - 1.9) / max(1, layers - 1) for i in range(layers)]
     total = box(ax, 6.9, float(np.mean(ys)), 1.4, 0.75, r"$\sum_j s_j\, h_{k,j}$", colour="0.3", fontsize=11,
                 gid="sum")
     for j, y in enumerate(ys):
-        kind = _text("diagram mix token layer") if j == 0 else _text("diagram mix lstm layer", j=j)
+        kind = caption("diagram mix token layer") if j == 0 else caption("diagram mix lstm layer", j=j)
         layer = box(ax, 1.4, y, 2.4, 0.6, f"$h_{{k,{j}}}$: {kind}", colour=BLUE, fontsize=9, gid=f"layer{j}")
         weight = box(ax, 3.55, y, 1.3, 0.5, f"$s_{j}$ = {shares[j]:.2f}", colour=GREEN, fontsize=9, gid=f"s{j}")
-        ax.add_patch(_cell(4.3, y, 0.8 * shares[j] + 0.02, 0.32, GREEN))
+        ax.add_patch(cell(4.3, y, 0.8 * shares[j] + 0.02, 0.32, GREEN))
         arrow(ax, layer.right, weight.left, label="×", fontsize=9)
         arrow(ax, (5.25, y), total.left, colour="0.4")
-    note(ax, 3.55, ys[-1] - 0.55, _text("diagram mix softmax"), fontsize=8, colour="0.35")
-    scaled = box(ax, 8.95, total.y, 1.9, 0.75, _text("diagram mix gamma", gamma=gamma), colour=RED, fontsize=10,
+    note(ax, 3.55, ys[-1] - 0.55, caption("diagram mix softmax"), fontsize=8, colour="0.35")
+    scaled = box(ax, 8.95, total.y, 1.9, 0.75, caption("diagram mix gamma", gamma=gamma), colour=RED, fontsize=10,
                  gid="gamma")
     arrow(ax, total.right, scaled.left, label=r"$\times\,\gamma$", fontsize=9)
-    note(ax, 8.2, total.y - 0.7, _text("diagram mix task"), fontsize=8, colour="0.35")
-    return _figure(ax)
+    note(ax, 8.2, total.y - 0.7, caption("diagram mix task"), fontsize=8, colour="0.35")
+    return figure_of(ax)
 
 
 # ------------------------------------------------------------------ Transformer
@@ -540,16 +386,16 @@ def transformer_block_diagram(preset: str = "cpu", ax=None):
 
     config = transformer_preset(preset)
     ax = canvas(12.0, 8.6, ax)
-    note(ax, 6.0, 8.35, _text("diagram block title", preset=preset), fontsize=11)
+    note(ax, 6.0, 8.35, caption("diagram block title", preset=preset), fontsize=11)
     x = 2.6
-    steps = [("embed", _text("diagram block embeddings", dim=config.dim), BLUE),
+    steps = [("embed", caption("diagram block embeddings", dim=config.dim), BLUE),
              ("ln1", "LayerNorm$_1$", GREY),
-             ("attention", _text("diagram block attention", heads=config.heads, dk=config.head_dim), GREEN),
-             ("add1", _text("diagram block residual"), GREY),
+             ("attention", caption("diagram block attention", heads=config.heads, dk=config.head_dim), GREEN),
+             ("add1", caption("diagram block residual"), GREY),
              ("ln2", "LayerNorm$_2$", GREY),
-             ("ffn", _text("diagram block ffn", dim=config.dim, ff=config.ff_dim), ORANGE),
-             ("add2", _text("diagram block residual"), GREY),
-             ("out", _text("diagram block softmax"), RED)]
+             ("ffn", caption("diagram block ffn", dim=config.dim, ff=config.ff_dim), ORANGE),
+             ("add2", caption("diagram block residual"), GREY),
+             ("out", caption("diagram block softmax"), RED)]
     ys = [0.55, 1.55, 2.45, 3.35, 4.25, 5.15, 6.05, 7.35]
     shapes = {}
     for (name, label, colour), y in zip(steps, ys, strict=True):
@@ -565,9 +411,9 @@ def transformer_block_diagram(preset: str = "cpu", ax=None):
 
     ax.add_patch(Rectangle((x - 2.45, (ys[0] + ys[1]) / 2 - 0.05), 4.9, ys[6] - ys[1] + 0.75, fill=False,
                            linestyle="--", edgecolor="0.5", zorder=1))
-    note(ax, x - 2.35, ys[6] + 0.55, _text("diagram block repeat", layers=config.layers), fontsize=8.5, ha="left",
+    note(ax, x - 2.35, ys[6] + 0.55, caption("diagram block repeat", layers=config.layers), fontsize=8.5, ha="left",
          colour="0.3")
-    arrow(ax, (6.6, ys[2]), shapes["attention"].right, colour=GREEN, label=_text("diagram block mask here"),
+    arrow(ax, (6.6, ys[2]), shapes["attention"].right, colour=GREEN, label=caption("diagram block mask here"),
           label_offset=(0.0, 0.25))
     # the masks, on a sentence of three words padded to five positions
     tokens = ["<bos>", "a", "cat", "<eos>", "<pad>"]
@@ -576,15 +422,15 @@ def transformer_block_diagram(preset: str = "cpu", ax=None):
     causal = causal_mask(length).numpy()  # (T, T): True where query t may look at key s
     padding = np.repeat(real[None, :], length, axis=0)
     cell = 0.27
-    grids = [("causal", causal, _text("diagram mask causal"), GREEN, 6.9, 7.1),
-             ("padding", padding, _text("diagram mask padding"), BLUE, 9.6, 7.1),
-             ("gpt", causal & padding, _text("diagram mask gpt"), GREEN, 6.9, 4.6),
-             ("bert", padding, _text("diagram mask bert"), BLUE, 9.6, 4.6)]
+    grids = [("causal", causal, caption("diagram mask causal"), GREEN, 6.9, 7.1),
+             ("padding", padding, caption("diagram mask padding"), BLUE, 9.6, 7.1),
+             ("gpt", causal & padding, caption("diagram mask gpt"), GREEN, 6.9, 4.6),
+             ("bert", padding, caption("diagram mask bert"), BLUE, 9.6, 4.6)]
     for name, allowed, title, colour, gx, gtop in grids:
         grid(ax, gx, gtop, allowed, cell=cell, row_labels=tokens, col_labels=tokens, colour=colour, title=title,
              gid=f"mask-{name}")
-    note(ax, 9.1, ys[2], _text("diagram mask legend"), fontsize=8, colour="0.35")
-    return _figure(ax)
+    note(ax, 9.1, ys[2], caption("diagram mask legend"), fontsize=8, colour="0.35")
+    return figure_of(ax)
 
 
 def bert_masking_diagram(ax=None):
@@ -597,13 +443,13 @@ def bert_masking_diagram(ax=None):
     share = TransformerConfig().mask_share
     keep = 1 - MASK_SHARE - RANDOM_SHARE
     ax = canvas(11.0, 5.0, ax)
-    note(ax, 5.5, 4.75, _text("diagram bert title"), fontsize=11)
+    note(ax, 5.5, 4.75, caption("diagram bert title"), fontsize=11)
     sentence = ["<bos>", "the", "cat", "sat", "on", "the", "mat", "by", "the", "door", "<eos>"]
     chosen = {2: ("<mask>", RED, MASK_SHARE), 6: ("river", ORANGE, RANDOM_SHARE), 9: ("door", GREEN, keep)}
     xs = np.linspace(1.6, 10.5, len(sentence))
-    note(ax, 0.1, 3.65, _text("diagram bert original"), fontsize=8, ha="left", colour="0.35")
-    note(ax, 0.1, 1.75, _text("diagram bert input"), fontsize=8, ha="left", colour="0.35")
-    note(ax, 0.1, 0.7, _text("diagram bert target"), fontsize=8, ha="left", colour="0.35")
+    note(ax, 0.1, 3.65, caption("diagram bert original"), fontsize=8, ha="left", colour="0.35")
+    note(ax, 0.1, 1.75, caption("diagram bert input"), fontsize=8, ha="left", colour="0.35")
+    note(ax, 0.1, 0.7, caption("diagram bert target"), fontsize=8, ha="left", colour="0.35")
     for i, (x, word) in enumerate(zip(xs, sentence, strict=True)):
         is_chosen = i in chosen
         top = box(ax, x, 3.65, 0.74, 0.36, word, colour="0.3" if is_chosen else GREY, fontsize=9, gid=f"word{i}")
@@ -615,10 +461,10 @@ def bert_masking_diagram(ax=None):
             gid=f"target{i}")
     for i, (_, colour, probability) in chosen.items():
         kind = {RED: "diagram bert masked", ORANGE: "diagram bert random", GREEN: "diagram bert kept"}[colour]
-        note(ax, xs[i] + 0.08, 2.7, _text(kind, share=probability), fontsize=8, colour=colour, ha="left")
-    note(ax, 5.5, 4.3, _text("diagram bert chosen", share=share), fontsize=9)
-    note(ax, 5.5, 0.2, _text("diagram bert loss"), fontsize=8, colour="0.35")
-    return _figure(ax)
+        note(ax, xs[i] + 0.08, 2.7, caption(kind, share=probability), fontsize=8, colour=colour, ha="left")
+    note(ax, 5.5, 4.3, caption("diagram bert chosen", share=share), fontsize=9)
+    note(ax, 5.5, 0.2, caption("diagram bert loss"), fontsize=8, colour="0.35")
+    return figure_of(ax)
 
 
 # ------------------------------------------------------------------ ULMFiT
@@ -638,30 +484,30 @@ def ulmfit_diagram(ax=None):
 
     config = ClassifierConfig()
     ax = canvas(12.0, 6.4, ax)
-    note(ax, 6.0, 6.15, _text("diagram ulmfit title"), fontsize=11)
-    stages = [(_text("diagram ulmfit stage 1"), BLUE), (_text("diagram ulmfit stage 2"), GREEN),
-              (_text("diagram ulmfit stage 3"), ORANGE)]
+    note(ax, 6.0, 6.15, caption("diagram ulmfit title"), fontsize=11)
+    stages = [(caption("diagram ulmfit stage 1"), BLUE), (caption("diagram ulmfit stage 2"), GREEN),
+              (caption("diagram ulmfit stage 3"), ORANGE)]
     centres = [2.0, 6.0, 10.0]
     shapes = [box(ax, cx, 4.95, 3.6, 1.45, label, colour=colour, fontsize=9, gid=f"stage{i + 1}")
               for i, (cx, (label, colour)) in enumerate(zip(centres, stages, strict=True))]
     arrow(ax, shapes[0].right, shapes[1].left, width=1.6)
     arrow(ax, shapes[1].right, shapes[2].left, width=1.6)
-    groups = [_text("diagram ulmfit group encoder"), "LSTM 1", "LSTM 2", _text("diagram ulmfit group head")]
+    groups = [caption("diagram ulmfit group encoder"), "LSTM 1", "LSTM 2", caption("diagram ulmfit group head")]
     # discriminative rates, bottom group first
     rates = discriminative_rates(config.lr, len(groups), config.factor)
     bars = ax.inset_axes((0.1, 0.08, 0.22, 0.42))
     bars.barh(range(len(groups)), rates, color=GREEN)
     bars.set_yticks(range(len(groups)), groups, fontsize=7.5)
     bars.tick_params(axis="x", labelsize=7)
-    bars.set_title(_text("diagram ulmfit discriminative", factor=config.factor), fontsize=8.5)
+    bars.set_title(caption("diagram ulmfit discriminative", factor=config.factor), fontsize=8.5)
     # the slanted triangle over a run
     steps = 200
     rate = [slanted_triangular(step, steps, config.lr, config.cut_frac, config.ratio) for step in range(steps)]
     curve = ax.inset_axes((0.41, 0.08, 0.22, 0.42))
     curve.plot(range(steps), rate, color=GREEN)
-    curve.set_xlabel(_text("step"), fontsize=7.5, labelpad=1)
+    curve.set_xlabel(caption("step"), fontsize=7.5, labelpad=1)
     curve.tick_params(labelsize=7)
-    curve.set_title(_text("diagram ulmfit slanted", cut=config.cut_frac, ratio=config.ratio), fontsize=8.5)
+    curve.set_title(caption("diagram ulmfit slanted", cut=config.cut_frac, ratio=config.ratio), fontsize=8.5)
     # gradual unfreezing: which groups train in each epoch
     epochs = len(groups) + 1
     trained = np.array([[len(groups) - 1 - g < unfrozen_groups(epoch, len(groups), config.gradual_unfreezing)
@@ -670,6 +516,6 @@ def ulmfit_diagram(ax=None):
     frozen.imshow(trained, cmap="Oranges", vmin=0, vmax=1.6, aspect="auto")
     frozen.set_yticks(range(len(groups)), groups[::-1], fontsize=7.5)
     frozen.set_xticks(range(epochs), [str(epoch) for epoch in range(1, epochs + 1)], fontsize=7)
-    frozen.set_xlabel(_text("diagram ulmfit epoch"), fontsize=7.5, labelpad=1)
-    frozen.set_title(_text("diagram ulmfit unfreezing"), fontsize=8.5)
-    return _figure(ax)
+    frozen.set_xlabel(caption("diagram ulmfit epoch"), fontsize=7.5, labelpad=1)
+    frozen.set_title(caption("diagram ulmfit unfreezing"), fontsize=8.5)
+    return figure_of(ax)

@@ -1,11 +1,18 @@
 """The sentences the notebooks print, in each edition, one module per group of notebooks: a notebook's
 code cells are the same in both editions, so what they print comes from here through
 :func:`course.edition.text` (keys are unique across the modules; :data:`course.edition.CATALOGUE`
-holds them all)."""
+holds them all).
+
+- :mod:`~course.printed.counting`: notebooks 00-01 (corpora, one-hot and count vectors);
+- :mod:`~course.printed.static_models`: notebooks 02-05 (word2vec, GloVe, the comparison);
+- :mod:`~course.printed.context_models`: notebooks 06-11 (the biLM, polysemy, layers, transfer, ULMFiT, Transformers).
+"""
 
 from .context_models import PRINTED as CONTEXT_MODELS
+from .counting import PRINTED as COUNTING
 from .static_models import PRINTED as STATIC_MODELS
 
-PRINTED: dict[str, dict[str, str]] = {**STATIC_MODELS, **CONTEXT_MODELS}
-if len(PRINTED) != len(STATIC_MODELS) + len(CONTEXT_MODELS):
+GROUPS = (COUNTING, STATIC_MODELS, CONTEXT_MODELS)
+PRINTED: dict[str, dict[str, str]] = {key: entry for group in GROUPS for key, entry in group.items()}
+if len(PRINTED) != sum(len(group) for group in GROUPS):
     raise ValueError("a printed sentence's key is in two modules of course.printed")
