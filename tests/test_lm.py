@@ -4,6 +4,7 @@ Tiny models, so the whole file runs in seconds."""
 
 import shutil
 
+import numpy as np
 import pytest
 import torch
 from conftest import toy_corpus
@@ -224,3 +225,20 @@ def test_autocast_dtype_per_precision_and_device(monkeypatch):
         assert autocast_dtype("auto", cuda, cuda_auto="bf16") is expected
         assert precision_dtype(TRANSFORMER, cuda) is expected
     assert precision_dtype(TRANSFORMER, cpu) is autocast_dtype("auto", cpu)
+
+
+def test_long_sentences_are_cut_into_pieces_as_a_plain_loop_cuts_them():
+    from course.lm.batches import split_offsets
+
+    def plain(offsets, most):
+        starts = []
+        for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
+            starts.extend(range(start, max(end, start + 1), most))
+        return [*starts, int(offsets[-1])]
+
+    assert split_offsets(np.array([0, 5, 7]), 2).tolist() == [0, 2, 4, 5, 7]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        offsets = np.concatenate([[0], np.cumsum(rng.integers(0, 30, size=rng.integers(1, 12)))])
+        most = int(rng.integers(1, 12))
+        assert split_offsets(offsets, most).tolist() == plain(offsets, most)

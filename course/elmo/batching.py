@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..lm.batches import length_batches
+from ..lm.batches import length_batches, split_offsets
 from ..text.vocab import Vocabulary
 from .characters import CharacterVocabulary
 
@@ -74,7 +74,7 @@ class LanguageModelData:
         lengths = np.diff(offsets)
         self.num_split = int((lengths > max_length).sum())
         self.token_ids = np.asarray(token_ids, dtype=np.int64)
-        self.offsets = _split_long(np.asarray(offsets, dtype=np.int64), max_length)
+        self.offsets = split_offsets(offsets, max_length)
         self.max_length = max_length
 
     @property
@@ -116,15 +116,3 @@ class LanguageModelData:
                              torch.from_numpy(index.reshape(rows.shape)),
                              torch.from_numpy(self.target_table[rows]), torch.from_numpy(mask),
                              int(lengths.sum()) + len(sentences))
-
-
-def _split_long(offsets: np.ndarray, max_length: int) -> np.ndarray:
-    """Sentence offsets with every sentence longer than ``max_length`` cut into pieces of at most
-    ``max_length`` tokens (the last piece holds the rest)."""
-    lengths = np.diff(offsets)
-    if not (lengths > max_length).any():
-        return offsets
-    pieces = -(-lengths // max_length)  # ceil
-    starts = np.repeat(offsets[:-1], pieces) + max_length * (np.arange(pieces.sum()) - np.repeat(
-        np.cumsum(pieces) - pieces, pieces))
-    return np.concatenate([starts, offsets[-1:]])

@@ -1,6 +1,7 @@
 """Sentences grouped into batches of about equal length, for every language model of the course:
 a batch of B sentences padded to the longest, T = max n_i + 2 positions (``<bos>`` and ``<eos>``),
-holds B * T <= ``batch_tokens`` positions, so few of them are padding."""
+holds B * T <= ``batch_tokens`` positions, so few of them are padding; and sentences longer than a
+model takes cut into pieces (:func:`split_offsets`)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,16 @@ def length_batches(lengths: np.ndarray, batch_tokens: int, rng: np.random.Genera
     if rng is not None:
         groups = [groups[i] for i in rng.permutation(len(groups))]
     return groups
+
+
+def split_offsets(offsets: np.ndarray, max_length: int) -> np.ndarray:
+    """Sentence offsets ``(S + 1,)`` with every sentence longer than ``max_length`` cut into pieces of at
+    most ``max_length`` tokens (the last piece holds the rest); an empty sentence stays one piece.
+    Sentence i of ``n_i`` tokens becomes ceil(n_i / max_length) pieces, starting every ``max_length``."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    if not (lengths > max_length).any():
+        return offsets
+    pieces = np.maximum(-(-lengths // max_length), 1)  # ceil, at least one
+    within = np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # piece number in its sentence
+    return np.concatenate([np.repeat(offsets[:-1], pieces) + max_length * within, offsets[-1:]])

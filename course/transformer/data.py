@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..lm.batches import length_batches
+from ..lm.batches import length_batches, split_offsets
 from ..text.vocab import Vocabulary
 
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>", "<mask>")  # the vocabulary's first ids
@@ -35,15 +35,6 @@ class Batch:
 
     def to(self, device: torch.device) -> Batch:
         return self if device.type == "cpu" else Batch(self.ids.to(device), self.mask.to(device), self.words)
-
-
-def split_offsets(offsets: np.ndarray, max_length: int) -> np.ndarray:
-    """Sentence offsets with every sentence longer than ``max_length`` cut into pieces of at most
-    ``max_length`` tokens (the last piece holds the rest)."""
-    starts = []
-    for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True):
-        starts.extend(range(start, max(end, start + 1), max_length))
-    return np.asarray([*starts, int(offsets[-1])], dtype=np.int64)
 
 
 def pad_batch(sentences: list[np.ndarray], words: Vocabulary) -> Batch:
@@ -71,7 +62,7 @@ class SentenceIds:
         self.words = words
         lengths = np.diff(offsets)
         self.num_split = int((lengths > max_words).sum())
-        self.offsets = split_offsets(np.asarray(offsets, dtype=np.int64), max_words)
+        self.offsets = split_offsets(offsets, max_words)
 
     @classmethod
     def from_corpus(cls, corpus, sentences: np.ndarray, words: Vocabulary, max_words: int) -> SentenceIds:
