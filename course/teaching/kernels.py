@@ -120,12 +120,17 @@ class Runner:
 
         # A kernel slow to start (a loaded machine) is not the cell's fault: start-up has up to a minute
         # of what is left of the notebook's time, whatever the cell timeout.
-        self.client.startup_timeout = int(max(1, min(60, self.clock.end - time.monotonic())))
-        try:
-            run_sync(self._start)()
-        except Exception:
-            self.stop()
-            raise
+        # A kernel that dies as it starts is tried once more: on a loaded machine, or beside another
+        # sandboxed kernel of the same user, one start can fail where the next succeeds.
+        for attempt in range(2):
+            self.client.startup_timeout = int(max(1, min(60, self.clock.end - time.monotonic())))
+            try:
+                run_sync(self._start)()
+                return
+            except Exception:
+                self.stop()
+                if attempt == 1 or self.clock.end - time.monotonic() < 1:
+                    raise
 
     def _pid(self) -> int | None:
         provisioner = getattr(self.client.km, "provisioner", None)
