@@ -254,7 +254,9 @@ def heldout_perplexity(model: Elmo, corpus) -> float:
 
 
 def test_the_best_heldout_weights_are_kept_and_patience_stops_training(tmp_path):
-    corpus, config = noise_corpus(), replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3)
+    # float32: where it starts to overfit depends on rounding, and bfloat16's differs from one CPU to another
+    corpus, config = noise_corpus(), replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3,
+                                             precision="fp32")
     model = train_elmo(corpus, config, progress=False)
     state = model.state
     perplexities = [np.sqrt(entry["forward"] * entry["backward"]) for entry in state.heldout]

@@ -18,6 +18,11 @@ counted over the n + 1 predictions of each direction (the words, and ``<eos>`` o
 Padding comes after each sentence's last position. Running the backward LSTMs on each sentence
 reversed within its own length keeps it there, so no state of a real token ever depends on
 padding, and the same sentence gives the same states in any batch.
+
+In training, the loss is computed one direction at a time (:meth:`BiLM.direction_nll`) with the
+dropout masks of the whole batch drawn first (:func:`draw_dropout_masks`): the two directions share
+only the token vectors and the softmax, so they can run side by side, each on a core of its own
+(:mod:`~course.elmo.side_by_side`), and draw what one after the other draws.
 """
 
 from __future__ import annotations
@@ -65,6 +70,49 @@ class BiLMStates:
     mask: torch.Tensor
 
 
+@dataclass
+class DropoutMasks:
+    """Dropout's keep-masks of one training batch of ``B`` sentences of ``T`` positions, 1 (kept) or 0,
+    each scaled by 1 / (1 - p) where it is used (:func:`dropped`).
+
+    Attributes:
+        forward, backward: L masks ``(B, T, d)`` each: the inputs of each direction's LSTM layers
+            (layer 1's input is the token vectors; the backward LM's are in its reading order).
+        top_forward, top_backward: ``(B, T - 1, d)``: the top states that predict the next
+            (previous) word.
+    """
+
+    forward: list[torch.Tensor]
+    backward: list[torch.Tensor]
+    top_forward: torch.Tensor
+    top_backward: torch.Tensor
+
+
+def draw_dropout_masks(batch: int, length: int, dim: int, layers: int, p: float,
+                       device: torch.device) -> DropoutMasks | None:
+    """The masks of one training batch, drawn from torch's generator in the order the directions use
+    them one after the other (forward layers, backward layers, forward top, backward top); each is
+    what ``torch.nn.functional.dropout`` draws for a tensor of its shape on the CPU. None when
+    ``p`` is 0 (nothing is dropped and nothing drawn)."""
+    if p == 0:
+        return None
+    keep = 1 - p
+
+    def draw(*shape):
+        return torch.empty(shape, device=device).bernoulli_(keep)
+
+    forward = [draw(batch, length, dim) for _ in range(layers)]
+    backward = [draw(batch, length, dim) for _ in range(layers)]
+    return DropoutMasks(forward, backward, draw(batch, length - 1, dim), draw(batch, length - 1, dim))
+
+
+def dropped(x: torch.Tensor, mask: torch.Tensor | None, p: float) -> torch.Tensor:
+    """Inverted dropout of ``x`` with a drawn keep-mask: x * mask / (1 - p) (``x`` itself without a mask)."""
+    if mask is None:
+        return x
+    return x * mask.to(x.dtype).div_(1 - p)
+
+
 def reverse_within_lengths(mask: torch.Tensor) -> torch.Tensor:
     """``(B, T)`` int64 index that reverses each row's first ``length`` positions and leaves padding
     in place: ``x.gather(1, index)`` reverses, and applying it twice gives ``x`` back."""
@@ -88,19 +136,22 @@ class DirectionalLM(nn.Module):
                                     for _ in range(config.num_layers))
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, x: torch.Tensor, state=None):
+    def forward(self, x: torch.Tensor, state=None, masks: list[torch.Tensor] | None = None):
         """``x`` ``(B, T, d)`` in reading order -> (L tensors ``(B, T, d)``, the final (h, c) of each layer).
 
         ``state``: per layer ``(h, c)`` to start from (for generating word by word), or None.
+        ``masks``: per layer the dropout keep-mask of its input (:class:`DropoutMasks`), or None:
+        dropout draws its own (in training mode).
         """
         outputs, finals = [], []
         h = x
         for j, lstm in enumerate(self.layers):
+            h_in = self.dropout(h) if masks is None else dropped(h, masks[j], self.dropout.p)
             # On the CPU, PyTorch runs projected LSTMs with its own kernels instead of oneDNN's, and says so;
             # that is expected here (and measured faster than an unprojected LSTM).
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=ONEDNN_NOTE)
-                out, final = lstm(self.dropout(h), None if state is None else state[j])
+                out, final = lstm(h_in, None if state is None else state[j])
             h = out + h if j > 0 else out  # the residual connection between layers
             outputs.append(h)
             finals.append(final)
@@ -144,10 +195,7 @@ class BiLM(nn.Module):
             mask: ``(B, T)`` bool, True at real positions.
             index: ``(B, T)`` int64, the row of ``char_ids`` at each position (any row at padding).
         """
-        if index is None:
-            x = self.token_encoder(char_ids)  # (B, T, d)
-        else:
-            x = self.token_encoder.encode_distinct(char_ids)[index]  # (U, d) -> (B, T, d)
+        x = self.token_vectors(char_ids, index)
         forward, _ = self.forward_lm(x)
         reverse = reverse_within_lengths(mask)
         backward, _ = self.backward_lm(_gather_time(x, reverse))
@@ -192,6 +240,45 @@ class BiLM(nn.Module):
         backward_nll = -self.target_log_probabilities(backward_hidden, targets[:, :-1].reshape(-1))
         return forward_nll.view_as(pairs) * pairs, backward_nll.view_as(pairs) * pairs
 
+    def token_vectors(self, char_ids: torch.Tensor, index: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, T, d)`` the token encoder's vectors x_k (layer 0); ``char_ids`` and ``index`` as in :meth:`forward`."""
+        if index is None:
+            return self.token_encoder(char_ids)
+        return self.token_encoder.encode_distinct(char_ids)[index]
+
+    def dropout_masks(self, x: torch.Tensor) -> DropoutMasks | None:
+        """The dropout masks of a training batch whose token vectors are ``x`` ``(B, T, d)`` (None in
+        evaluation mode, or without dropout)."""
+        if not self.training:
+            return None
+        batch, length, dim = x.shape
+        return draw_dropout_masks(batch, length, dim, len(self.forward_lm.layers), self.dropout.p, x.device)
+
+    def direction_nll(self, x: torch.Tensor, mask: torch.Tensor, targets: torch.Tensor, direction: str,
+                      masks: DropoutMasks | None = None) -> torch.Tensor:
+        """One direction's summed negative log-likelihood of a batch (a scalar, float32).
+
+        Args:
+            x: ``(B, T, d)`` token vectors (:meth:`token_vectors`).
+            mask, targets: ``(B, T)`` as in :meth:`loss`.
+            direction: ``"forward"`` (the state at k predicts w_{k+1}) or ``"backward"`` (the state at
+                k + 1 predicts w_k).
+            masks: the batch's dropout masks (:meth:`dropout_masks`), or None: no dropout.
+        """
+        p = self.dropout.p
+        if direction == "forward":
+            layers, _ = self.forward_lm(x, masks=None if masks is None else masks.forward)
+            hidden = dropped(layers[-1][:, :-1], None if masks is None else masks.top_forward, p)
+            wanted = targets[:, 1:]
+        else:
+            reverse = reverse_within_lengths(mask)
+            layers, _ = self.backward_lm(_gather_time(x, reverse), masks=None if masks is None else masks.backward)
+            hidden = dropped(_gather_time(layers[-1], reverse)[:, 1:], None if masks is None else masks.top_backward,
+                             p)
+            wanted = targets[:, :-1]
+        nll = -self.target_log_probabilities(hidden.reshape(-1, hidden.shape[-1]), wanted.reshape(-1))
+        return (nll.view_as(wanted) * mask[:, 1:].float()).sum()
+
     def loss(self, char_ids: torch.Tensor, mask: torch.Tensor, targets: torch.Tensor,
              index: torch.Tensor | None = None, predictions: int | None = None):
         """The biLM loss of a batch: ``(loss, forward_sum, backward_sum)``, all tensors.
@@ -201,10 +288,12 @@ class BiLM(nn.Module):
         summed negative log-likelihoods, so that with ``predictions`` = ``mask[:, 1:].sum()`` (pass it
         to spare a GPU round trip) the perplexity of a direction is exp(sum / predictions).
         """
-        forward_nll, backward_nll = self.negative_log_likelihoods(self(char_ids, mask, index), targets)
+        x = self.token_vectors(char_ids, index)
+        masks = self.dropout_masks(x)
+        forward_sum = self.direction_nll(x, mask, targets, "forward", masks)
+        backward_sum = self.direction_nll(x, mask, targets, "backward", masks)
         if predictions is None:
             predictions = int(mask[:, 1:].sum())
-        forward_sum, backward_sum = forward_nll.sum(), backward_nll.sum()
         loss = (forward_sum + backward_sum) / max(predictions, 1)
         return loss, forward_sum.detach(), backward_sum.detach()
 

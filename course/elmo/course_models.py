@@ -5,13 +5,15 @@ Notebook 06 trains the English biLM step by step; notebooks 07 and 08 need it an
 smoke profile), or trains it with :func:`course_config` (resuming from a checkpoint there if a run
 was cut short) and saves it, so every notebook and ``python -m course claims`` see the same model.
 
-- full profile: the ``cpu`` preset on the whole corpus, for whole epochs (``EPOCHS``);
+- full profile: the ``cpu`` preset on the whole corpus, for whole epochs (``EPOCHS``), the two
+  directions side by side where the process has two cores or more (the same weights as on one);
 - smoke profile: a tiny biLM on the corpus's first 300 sentences, trained in seconds, which tests
   the mechanics and shows nothing about what a biLM learns.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +30,8 @@ SMOKE_SIZES = dict(char_dim=8, filters=((1, 16), (2, 16), (3, 32)), projection_d
 
 def course_config(corpus_name: str, profile: str | None = None) -> ElmoConfig:
     """The settings of the course's biLM of ``corpus_name`` in ``profile`` (default: the current one)."""
-    full = preset("cpu", **({"epochs": EPOCHS[corpus_name]} if corpus_name in EPOCHS else {}))
+    full = preset("cpu", threads=min(2, len(os.sched_getaffinity(0))),
+                  **({"epochs": EPOCHS[corpus_name]} if corpus_name in EPOCHS else {}))
     return by_profile(profile, full=full, smoke=preset("cpu", **SMOKE_SIZES))
 
 

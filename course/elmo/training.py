@@ -56,6 +56,7 @@ from .characters import CharacterVocabulary
 from .config import ElmoConfig, preset
 from .model import Elmo
 from .perplexity import evaluate_perplexity
+from .side_by_side import side_by_side_backward
 
 
 def _subset(corpus, sentences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +145,7 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     updates = _Updates(model.bilm, config, device, dtype, saved, world)
     start_random_state(config.seed, device, saved, world)
     best = KeepBest(model.bilm, model.state, config.patience, saved) if heldout is not None else None
-    with cpu_threads(device, world.threads(config.threads)), _progress_bar(model, train, progress) as bar:
+    with cpu_threads(device, intra_op_threads(config, device, world)), _progress_bar(model, train, progress) as bar:
         run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
                    run_identity(corpus, model.words.words), world, saved)
         run.epochs(Limits(max_steps, max_seconds))
@@ -152,6 +153,20 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
         best.restore()
     model.bilm.eval()
     return model
+
+
+def side_by_side(config: ElmoConfig, device: torch.device, world: distributed.World = distributed.World()) -> bool:
+    """Whether training steps run the two directions side by side (:mod:`~course.elmo.side_by_side`):
+    on a CPU, with ``config.threads`` of 2 or more, in a single process (under torchrun each process
+    takes its share of every batch instead)."""
+    return device.type == "cpu" and config.threads >= 2 and not world.distributed
+
+
+def intra_op_threads(config: ElmoConfig, device: torch.device, world: distributed.World = distributed.World()) -> int:
+    """Threads for each of torch's operations: ``config.threads`` (at most this process's share of
+    the cores under torchrun), or half of them when the directions run side by side."""
+    threads = world.threads(config.threads)
+    return max(1, threads // 2) if side_by_side(config, device, world) else threads
 
 
 def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
@@ -194,6 +209,7 @@ class _Updates:
                  world: distributed.World = distributed.World()):
         self.bilm, self.config, self.device, self.dtype = bilm, config, device, dtype
         self.loss = distributed.loss_function(bilm, world, device)
+        self.side_by_side = side_by_side(config, device, world)
         self.optimizer = torch.optim.Adam(bilm.parameters(), lr=config.lr, fused=device.type == "cuda")
         self.scaler = torch.amp.GradScaler(device.type, enabled=dtype is not None and device.type == "cuda")
         if saved is not None:
@@ -206,11 +222,14 @@ class _Updates:
         log-likelihoods, left on the device."""
         for param_group in self.optimizer.param_groups:
             param_group["lr"] = lr
-        with autocast(self.device, self.dtype):
-            loss, forward_sum, backward_sum = self.loss(batch.char_ids, batch.mask, batch.targets,
-                                                             batch.index, batch.predictions)
         self.optimizer.zero_grad(set_to_none=True)
-        self.scaler.scale(loss).backward()
+        if self.side_by_side:
+            forward_sum, backward_sum = side_by_side_backward(self.bilm, batch, self.device, self.dtype)
+        else:
+            with autocast(self.device, self.dtype, cache=self.device.type != "cpu"):
+                loss, forward_sum, backward_sum = self.loss(batch.char_ids, batch.mask, batch.targets,
+                                                            batch.index, batch.predictions)
+            self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.optimizer)
         torch.nn.utils.clip_grad_norm_(self.bilm.parameters(), self.config.clip_norm)
         self.scaler.step(self.optimizer)

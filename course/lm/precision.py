@@ -54,6 +54,12 @@ def autocast_dtype(precision: str, device: torch.device, cuda_auto: str = "fp16"
     return {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
 
 
-def autocast(device: torch.device, dtype: torch.dtype | None):
-    """``torch.autocast`` on ``device`` in ``dtype``; with ``dtype=None`` nothing (float32)."""
-    return torch.autocast(device.type, dtype=dtype) if dtype is not None else nullcontext()
+def autocast(device: torch.device, dtype: torch.dtype | None, cache: bool = True):
+    """``torch.autocast`` on ``device`` in ``dtype``; with ``dtype=None`` nothing (float32).
+
+    ``cache=False``: each operation casts the weights it uses afresh. Autocast's cache of cast weights
+    is one for the whole process, emptied whenever any thread leaves its autocast region, so threads
+    that work at once must not rely on it: a weight cast twice within one pass gets its gradient
+    summed in two parts, which rounds differently from run to run.
+    """
+    return torch.autocast(device.type, dtype=dtype, cache_enabled=cache) if dtype is not None else nullcontext()

@@ -1,0 +1,69 @@
+"""One training step of the biLM with its two directions side by side, each on a CPU thread of its own.
+
+The forward and backward LMs share only the token vectors x (and the softmax's weights); the LSTMs,
+which take most of a step, are each direction's own. So a step on two cores can be
+
+1. x = TokenEncoder(characters), and the batch's dropout masks (:meth:`BiLM.dropout_masks`), here;
+2. on two threads at once, each direction's loss L_f = NLL_f / N and L_b = NLL_b / N (N predictions)
+   from its own copy of x, and its backward pass, which leaves dL_f/dx, dL_b/dx and adds each
+   direction's gradients into the shared softmax's;
+3. here again, the token encoder's backward pass from dL/dx = dL_f/dx + dL_b/dx.
+
+The gradients are those of L = L_f + L_b, the loss :meth:`BiLM.loss` takes one direction after the
+other: every shared gradient is a sum of the same two terms, and the sum of two floating-point
+numbers does not depend on their order, so the two ways give the same weights to the last bit.
+
+Each thread runs its own operations with one intra-op thread (PyTorch releases the interpreter's lock
+inside them), which suits these small matrices better than splitting each product over two threads
+(measured: ``benchmarks/elmo_throughput.py``). Autocast is per thread, so each enters its own.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import torch
+
+from ..lm.precision import autocast
+from .bilm import BiLM
+
+
+def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Forward and backward passes of the biLM loss of ``batch`` with the directions on two threads;
+    the gradients are added into the parameters' ``.grad``.
+
+    Args:
+        bilm: the network, in training mode or not.
+        batch: a :class:`~course.elmo.batching.SentenceBatch` on ``device``.
+        dtype: the autocast dtype (None: float32).
+
+    Returns:
+        The two directions' summed negative log-likelihoods (detached), as :meth:`BiLM.loss` returns them.
+    """
+    with autocast(device, dtype, cache=False):
+        x = bilm.token_vectors(batch.char_ids, batch.index)  # (B, T, d)
+        masks = bilm.dropout_masks(x)
+    predictions = max(batch.predictions, 1)
+    copies = {direction: x.detach().requires_grad_() for direction in ("forward", "backward")}
+    sums: dict[str, torch.Tensor] = {}
+    failures: list[BaseException] = []
+    threads = torch.get_num_threads()
+
+    def run(direction: str) -> None:
+        try:
+            torch.set_num_threads(threads)  # OpenMP's team size is each thread's own setting
+            with autocast(device, dtype, cache=False):
+                total = bilm.direction_nll(copies[direction], batch.mask, batch.targets, direction, masks)
+            (total / predictions).backward()
+            sums[direction] = total.detach()
+        except BaseException as error:  # noqa: BLE001 - handed to the calling thread, which raises it
+            failures.append(error)
+
+    other = threading.Thread(target=run, args=("backward",), name="biLM backward direction")
+    other.start()
+    run("forward")
+    other.join()
+    if failures:
+        raise failures[0]
+    x.backward(copies["forward"].grad + copies["backward"].grad)
+    return sums["forward"], sums["backward"]
