@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CourseError, ModelFileError
+from ..lm.corpus import SMOKE_SENTENCES, course_corpus
 from ..paths import data_dir, models_dir, project_root
 from ..settings import by_profile, resolve_profile
 from .experiments import fine_tuning_gain_claim, transfer_claims, transformer_claims, ulmfit_claims
@@ -52,7 +53,6 @@ from .scores import _word_mean, bootstrap_spread, chance_scores, sense_scores
 
 UNTRAINED_SEEDS = (1, 2, 3, 4, 5)
 
-SMOKE_SENTENCES = 300  # notebooks 06-08 train the smoke profile's biLMs on each corpus's first 300 sentences
 
 # What a build saves into models_dir(profile) (notebooks 01-04, 06 and 07/08).
 BUILD_FILES = ("count-svd-wiki-en.txt", "skipgram-neg-wiki-en.txt", "cbow-hs-wiki-en.txt", "glove-wiki-en.txt",
@@ -80,10 +80,7 @@ def _remedy(profile: str) -> str:
 def training_corpus(corpus_name: str, profile: str):
     """The corpus a build's biLM of ``corpus_name`` was trained on: the whole corpus in the full
     profile, its first 300 sentences in the smoke one (notebooks 06-08)."""
-    from ..text.corpus import load_corpus
-
-    corpus = load_corpus(corpus_name, progress=False)
-    return by_profile(profile, full=corpus, smoke=corpus.head(SMOKE_SENTENCES))
+    return course_corpus(corpus_name, profile)
 
 
 def _untrained(model, seed: int):

@@ -140,7 +140,8 @@ def add_parser(subparsers) -> None:
     elmo = subparsers.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
     elmo.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
     elmo.add_argument("--preset", choices=("cpu", "gpu"), default="cpu",
-                      help="cpu: for wiki-en or People's Daily on a CPU (add --threads 2 on 2 cores); gpu: the paper's small ELMo in shape")
+                      help="cpu: for wiki-en or People's Daily on a CPU (add --threads 2 on 2 cores); "
+                           "gpu: the paper's small ELMo in shape")
     add_options(elmo, ElmoConfig, defaults=elmo_preset("cpu"), default_text="the preset's")
     add_model_output(elmo)
     elmo.set_defaults(handler=train_elmo_command)

@@ -17,13 +17,13 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from ..lm.corpus import course_corpus
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import ElmoConfig, preset
 from .model import Elmo
 
 EPOCHS = {"wiki-en": 8, "peoples-daily-zh": 3}  # full profile: whole epochs per corpus (others: the preset's)
-SMOKE_SENTENCES = 300
 SMOKE_SIZES = dict(char_dim=8, filters=((1, 16), (2, 16), (3, 32)), projection_dim=32, lstm_dim=64,
                    batch_tokens=1_000, softmax="full", min_count=2, epochs=2)
 
@@ -33,14 +33,6 @@ def course_config(corpus_name: str, profile: str | None = None) -> ElmoConfig:
     full = preset("cpu", threads=min(2, len(os.sched_getaffinity(0))),
                   **({"epochs": EPOCHS[corpus_name]} if corpus_name in EPOCHS else {}))
     return by_profile(profile, full=full, smoke=preset("cpu", **SMOKE_SIZES))
-
-
-def course_corpus(corpus_name: str, profile: str | None = None):
-    """The text the course's biLM of ``corpus_name`` is trained on: all of it, or 300 sentences in smoke."""
-    from ..text.corpus import load_corpus
-
-    corpus = load_corpus(corpus_name, progress=False)
-    return by_profile(profile, full=corpus, smoke=corpus.head(SMOKE_SENTENCES))
 
 
 def model_path(corpus_name: str, profile: str | None = None) -> Path:

@@ -2,6 +2,7 @@
 Transformers of :mod:`course.transformer` and ULMFiT's fine-tuned language model of
 :mod:`course.ulmfit`. One job per file:
 
+- :mod:`~course.lm.corpus`: :func:`course_corpus`, the text the course's own models are trained on;
 - :mod:`~course.lm.state`: :class:`TrainingState`, where training stands and what it measured;
 - :mod:`~course.lm.heldout`: :func:`split_heldout`, every ``heldout_every``-th sentence held out;
 - :mod:`~course.lm.batches`: :func:`length_batches`, sentences of about equal length together;
@@ -18,7 +19,8 @@ from ..lazy import lazy_attributes
 
 # Imported on first use: they load torch.
 __getattr__ = lazy_attributes(__name__, {
-    "length_batches": "batches", "KeepBest": "best", "epoch_position": "best", "measures": "best",
+    "course_corpus": "corpus", "length_batches": "batches", "KeepBest": "best", "epoch_position": "best",
+    "measures": "best",
     "split_heldout": "heldout", "ModelFile": "model_file", "autocast": "precision", "autocast_dtype": "precision",
     "cpu_has_bfloat16": "precision", "random_state": "generators", "start_random_state": "generators",
     "RESUMABLE_CHANGES": "resume", "batch_order": "resume", "check_batch_order": "resume",
@@ -38,6 +40,7 @@ __all__ = [
     "check_batch_order",
     "check_same_run",
     "cpu_has_bfloat16",
+    "course_corpus",
     "cpu_threads",
     "epoch_position",
     "length_batches",

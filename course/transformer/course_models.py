@@ -1,7 +1,7 @@
 """The Transformers the notebooks share: a GPT-style and a BERT-style model per corpus and profile,
 trained once and kept beside the course's biLMs.
 
-They are trained on the same sentences as the course's ELMo (:func:`course.elmo.course_corpus`:
+They are trained on the same sentences as the course's ELMo (:func:`course.lm.course_corpus`:
 the whole corpus, or its first 300 sentences in the smoke profile), with the same held-out
 sentences, so that the held-out perplexity of the causal model compares with the forward LM's.
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..elmo.course_models import course_corpus
 from ..errors import SettingError
+from ..lm.corpus import course_corpus
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import OBJECTIVES, TransformerConfig, preset
