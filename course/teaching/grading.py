@@ -181,6 +181,21 @@ def _defined_names(source: str) -> list[str]:
     return [node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
 
 
+class KernelStartError(Exception):
+    """A kernel the grade needs could not be started, even on a second try."""
+
+
+def started_kernel(kernel, what: str) -> None:
+    """Start ``kernel`` (a :class:`Runner` or the student's kernel), or raise :class:`KernelStartError`
+    naming ``what`` could not be started and why, in one line."""
+    try:
+        kernel.start()
+    except Exception as exc:  # noqa: BLE001 - any failure to start is reported in the grade, not raised
+        why = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise KernelStartError(f"not graded: {what} could not be started ({why}); grade the notebook again") \
+            from exc
+
+
 class _StudentKernel:
     """The student's code cells in the sandbox, then a server answering calls of its functions."""
 
@@ -361,7 +376,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         checker = Runner(checking, private, clock, env, kernel_name, connection_file=private / "checking.json",
                           offset=1)
         try:
-            student.start()
+            started_kernel(student, "the kernel that runs the notebook")
             for index in student_cells:
                 if progress:
                     print(f"  student cell {index} ...", flush=True)
@@ -369,7 +384,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                 if outcome.failure and index in owner:
                     failures.setdefault(owner[index], outcome.failure)
             student.serve()
-            checker.start()
+            started_kernel(checker, "the kernel that checks the answers")
             grade_cells = {a.grade_cell + 1: a.id for a in assignments}  # + 1: the setup cell
             for index in range(max(grade_cells) + 1):
                 cell = checking.cells[index]
@@ -390,6 +405,9 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                         clock.seconds() > 0:
                     student.restart()
             loaded = json.loads(checker.ask(_LOADED_FILES) or "[]")
+        except KernelStartError as exc:  # nothing can be checked: every assignment not yet failed fails with why
+            for assignment in assignments:
+                failures.setdefault(assignment.id, str(exc))
         finally:
             student.stop()
             checker.stop()
