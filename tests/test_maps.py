@@ -77,9 +77,12 @@ def test_the_document_holds_the_hover_fields_and_the_neighbours_computed():
     hovers = [model for model in layout.references() if isinstance(model, HoverTool)]
     assert len(hovers) == 1
     fields = {field for _, template in hovers[0].tooltips for field in re.findall(r"@\{?(\w+)\}?", template)}
-    assert fields == {"label", "count", "n0_0"} and fields <= set(data)
+    assert fields == {"label", "count", "n0_0", "n0_1", "n0_2", "n0_3"} and fields <= set(data)
     assert [name for name, _ in hovers[0].tooltips] == [text("maps word"), text("maps count"),
-                                                        text("maps neighbours", k=4)]
+                                                        text("maps neighbours", k=4), "", "", ""]
+    assert hovers[0].limit == 1  # one word per tooltip, however crowded the points
+    cosines = {key: formatter.args["cosine"] for key, formatter in hovers[0].formatters.items()}
+    assert cosines == {f"@{{n0_{j}}}": f"s0_{j}" for j in range(4)}  # each neighbour's row shows its own cosine
 
 
 def test_points_are_rounded_onto_the_grid_keeping_their_shape():
@@ -156,7 +159,7 @@ def test_linked_maps_share_one_source_and_one_selection():
         stored = np.stack([source.data[f"n{m}_{j}"] for j in range(5)], axis=1)
         np.testing.assert_array_equal(stored, wordmap.panels[0].neighbours)
     hovers = [model for model in layout.references() if isinstance(model, HoverTool)]
-    assert sorted(h.tooltips[-1][1] for h in hovers) == ["@{n0_0}{custom}", "@{n1_0}{custom}", "@{n2_0}{custom}"]
+    assert sorted(h.tooltips[-1][1] for h in hovers) == ["@{n0_4}{custom}", "@{n1_4}{custom}", "@{n2_4}{custom}"]
     on_select = source.selected.js_property_callbacks["change:indices"]
     assert len(on_select) == 1 and isinstance(on_select[0], CustomJS)
     assert len(on_select[0].args["halos"]) == 3                   # the selection rings neighbours in every map

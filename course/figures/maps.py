@@ -389,13 +389,16 @@ def _build_layout(word_map: WordMap):
         figure_.add_layout(LabelSet(x="x", y="y", text="text", source=halo, x_offset=7, y_offset=3,
                                     text_font_size="11px", background_fill_color="white",
                                     background_fill_alpha=0.75))
+        # One neighbour per row keeps the tooltip narrow enough to open beside any point of the map, and one
+        # point per tooltip keeps it short where points crowd (limit=1).
         k = panel.neighbours.shape[1]
-        neighbours_of = CustomJSHover(args={"source": source, "m": m, "k": k}, code=_HOVER_JS)
         tooltips = [(text("maps word"), "@label")]
         if word_map.counts is not None:
             tooltips.append((text("maps count"), "@count{0,0}"))
-        tooltips.append((text("maps neighbours", k=k), f"@{{n{m}_0}}{{custom}}"))
-        figure_.add_tools(HoverTool(renderers=[points], tooltips=tooltips, formatters={f"@{{n{m}_0}}": neighbours_of}))
+        tooltips += [(text("maps neighbours", k=k) if j == 0 else "", f"@{{n{m}_{j}}}{{custom}}") for j in range(k)]
+        neighbour = {f"@{{n{m}_{j}}}": CustomJSHover(args={"source": source, "cosine": f"s{m}_{j}"}, code=_HOVER_JS)
+                     for j in range(k)}
+        figure_.add_tools(HoverTool(renderers=[points], tooltips=tooltips, formatters=neighbour, limit=1))
         figures.append(figure_)
         halos.append(halo)
     source.selected.js_on_change("indices", CustomJS(
@@ -413,16 +416,10 @@ def _build_layout(word_map: WordMap):
     return column(*parts, row(search, status), *rows)
 
 
-# The hover's neighbour list, built from the indices and cosines stored in the data source.
+# A hover row: the neighbour stored in this column (its index into the data source) and its cosine.
 _HOVER_JS = """
-const i = special_vars.index;
 const d = source.data;
-const parts = [];
-for (let j = 0; j < k; j++) {
-  const n = d[`n${m}_${j}`][i];
-  parts.push(`${d.label[n]} (${(d[`s${m}_${j}`][i] / 100).toFixed(2)})`);
-}
-return parts.join(", ");
+return `${d.label[value]} (${(d[cosine][special_vars.index] / 100).toFixed(2)})`;
 """
 
 # A selection (search, tap or box) of a few points rings them in red, and their neighbours in each map in black.
