@@ -8,6 +8,10 @@ chooses its epoch on the same dev sentences and is measured once on the test sen
 - ``f1`` (with ``precision``, ``recall``): all test entities (:func:`~course.tagger.training.entity_scores`);
 - ``unseen_f1``: only entities none of whose words occur in the tagger's labelled sentences, the
   words a tagger can only know from pretraining (:func:`unseen_entity_scores`).
+
+The runs share nothing but their inputs, so they go side by side on the CPU's cores
+(:func:`course.parallel.run_jobs`); a frozen network's layers are computed first, once, for every
+sentence any run reads.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..parallel import run_jobs
 from ..tasks.ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
 from .config import TaggerConfig
 from .inputs import ElmoFeatures
@@ -45,7 +50,7 @@ def unseen_entity_scores(test: Sequence[TaggedSentence], predicted, known_words:
 def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int],
                    dev: Sequence[TaggedSentence], test: Sequence[TaggedSentence], vectors: dict | None = None,
                    elmo=None, config: TaggerConfig = TaggerConfig(), on_run: Callable[[dict], None] | None = None,
-                   bert=None) -> list[dict]:
+                   bert=None, workers: int | None = None) -> list[dict]:
     """Train and measure a tagger for every input, count and seed.
 
     Args:
@@ -54,31 +59,40 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         counts: numbers of labelled sentences (or ``"all"``).
         dev, test: the sentences to choose the epoch on and to measure on.
         vectors: ``{"word2vec": KeyedVectors, "glove": KeyedVectors}`` as the inputs need.
-        elmo: the pretrained biLM for the ``elmo`` inputs (its frozen layers are computed once).
+        elmo: the pretrained biLM for the ``elmo`` inputs (its frozen layers are computed once, here,
+            for every sentence the runs read).
         bert: the pretrained Transformer for the ``bert`` inputs (the same).
         config: the other settings (``input`` and ``seed`` are set per run).
-        on_run: called with each row as it is done (to print progress).
+        on_run: called with each row, in the order of the runs, as it is done (to print progress).
+        workers: runs at once, each in a process of its own (None: every core;
+            :func:`course.parallel.run_jobs`); the rows are the same for any number.
 
     Returns:
-        One dict per run: ``input``, ``labels`` (sentences), ``seed``, ``f1``, ``precision``,
-        ``recall``, ``unseen_f1``, ``unseen_entities``, ``epochs``, ``best_epoch``, ``seconds``,
-        ``mix_weights`` (a list, ELMo inputs only), ``predicted`` (the test labels).
+        One dict per run, input by input, then count, then seed: ``input``, ``labels`` (sentences),
+        ``seed``, ``f1``, ``precision``, ``recall``, ``unseen_f1``, ``unseen_entities``, ``epochs``,
+        ``best_epoch``, ``seconds``, ``mix_weights`` (a list, ELMo inputs only), ``predicted`` (the
+        test labels).
     """
+    runs = [(name, count, seed) for name in inputs for count in counts for seed in seeds]
     features = {kind: ElmoFeatures(network) for kind, network in (("elmo", elmo), ("bert", bert))
                 if network is not None and kind in inputs}
-    rows = []
-    for name in inputs:
-        for count in counts:
-            for seed in seeds:
-                train = data.training_sentences(count, seed=seed)
-                run_config = TaggerConfig(**{**config.to_dict(), "input": name, "seed": seed})
-                tagger = train_tagger(train, dev, run_config, vectors=(vectors or {}).get(name), elmo=elmo,
-                                      features=features.get(name), bert=bert)
-                row = tagger_row(tagger, name, train, seed, test)
-                rows.append(row)
-                if on_run is not None:
-                    on_run(row)
-    return rows
+    for kept in features.values():
+        kept.add([s.words for count in counts for seed in seeds for s in data.training_sentences(count, seed=seed)]
+                 + [s.words for s in dev] + [s.words for s in test])
+    jobs = [(data, name, count, seed, dev, test, (vectors or {}).get(name), elmo, config, features.get(name), bert)
+            for name, count, seed in runs]
+    return run_jobs(tagger_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
+
+
+def tagger_run(data: NerData, name: str, count: int | str, seed: int, dev: Sequence[TaggedSentence],
+               test: Sequence[TaggedSentence], vectors=None, elmo=None, config: TaggerConfig = TaggerConfig(),
+               features: ElmoFeatures | None = None, bert=None) -> dict:
+    """One run of :func:`learning_curve`: ``count`` labelled sentences drawn with ``seed``, a tagger
+    with input ``name`` trained on them and measured (its row)."""
+    train = data.training_sentences(count, seed=seed)
+    run_config = TaggerConfig(**{**config.to_dict(), "input": name, "seed": seed})
+    tagger = train_tagger(train, dev, run_config, vectors=vectors, elmo=elmo, features=features, bert=bert)
+    return tagger_row(tagger, name, train, seed, test)
 
 
 def tagger_row(tagger, name: str, train: Sequence[TaggedSentence], seed: int,

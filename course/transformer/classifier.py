@@ -45,6 +45,9 @@ last included); the weights of the best measurement are kept and training stops 
 measurements without a better one (:class:`course.lm.best.KeepBest`, as the course's language
 models keep their best held-out perplexity; ties keep the earlier epoch), so the epoch is chosen on
 dev, never on test.
+
+:func:`fine_tune_runs` fine-tunes one classifier per model, number of labelled reviews and seed, the
+runs side by side on the CPU's cores (:func:`course.parallel.run_jobs`).
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import torch
@@ -66,6 +69,7 @@ from ..lm.best import KeepBest
 from ..lm.precision import autocast
 from ..lm.state import TrainingState
 from ..lm.threads import cpu_threads
+from ..parallel import run_jobs
 from ..tagger.training import evaluation_epochs
 from ..tasks.labelled import length_batches
 from .model import Transformer
@@ -393,3 +397,40 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
     classifier.history, classifier.best_epoch = history, state.best["epoch"]
     classifier.epochs, classifier.seconds = len(history), seconds
     return classifier
+
+
+def fine_tune_runs(models: dict[str, Transformer], data, counts: Sequence[int | str], seeds: Sequence[int],
+                   dev, test, config: FineTuneConfig = FineTuneConfig(), workers: int | None = None,
+                   on_run: Callable[[dict], None] | None = None) -> list[dict]:
+    """Fine-tune every model on every number of labelled reviews and seed, as notebook 10's classifiers are.
+
+    Args:
+        models: ``{name: pretrained Transformer}``; the name is the rows' ``variant``.
+        data: the :class:`~course.tasks.reviews.ReviewData` (labelled reviews drawn from its train split,
+            with ``seed``, the ones notebook 10 draws).
+        dev, test: the reviews to choose the epoch on and to measure on.
+        config: the settings (``seed`` is set per run).
+        workers: runs at once, each in a process of its own (None: every core;
+            :func:`course.parallel.run_jobs`); the rows are the same for any number.
+        on_run: called with each row, in the order of the runs, as it is done.
+
+    Returns:
+        One dict per run, model by model, then count, then seed: ``variant``, ``labels``, ``seed``,
+        ``error`` (test), ``dev_error`` (of the kept epoch), ``best_epoch``, ``epochs``, ``seconds``.
+    """
+    jobs = [(name, model, data, count, seed, dev, test, config)
+            for name, model in models.items() for count in counts for seed in seeds]
+    return run_jobs(fine_tune_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
+
+
+def fine_tune_run(name: str, model: Transformer, data, count: int | str, seed: int, dev, test,
+                  config: FineTuneConfig = FineTuneConfig()) -> dict:
+    """One run of :func:`fine_tune_runs`: ``count`` reviews drawn with ``seed``, ``model`` fine-tuned on them and
+    measured (its row)."""
+    train = data.training_reviews(count, seed=seed)
+    classifier = fine_tune(model, [r.words for r in train], [r.label for r in train], [r.words for r in dev],
+                           [r.label for r in dev], replace(config, seed=seed))
+    return {"variant": name, "labels": len(train), "seed": seed,
+            "error": classifier.error_rate([r.words for r in test], [r.label for r in test]),
+            "dev_error": classifier.history[classifier.best_epoch - 1]["dev_error"],
+            "best_epoch": classifier.best_epoch, "epochs": classifier.epochs, "seconds": classifier.seconds}

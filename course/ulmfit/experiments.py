@@ -12,6 +12,9 @@ under the same head (:func:`features`).
 :func:`forgetting` measures what fine-tuning costs the general domain: the perplexity on
 People's Daily of the LM under a classifier, after ULMFiT's careful stage 3 and after training
 every layer at once at a high rate.
+
+The classifiers of each function share nothing but their inputs, so they train side by side on the
+CPU's cores (:func:`course.parallel.run_jobs`, ``workers``); the rows are the same for any number.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import SettingError
+from ..parallel import run_jobs
+from .classifier import cut
 from .config import ClassifierConfig
 from .training import error_rate, forward_perplexity, train_classifier, train_feature_classifier
 
@@ -42,7 +47,7 @@ HIGH_RATE = 1e-2  # forgetting: every layer at once at this rate, constant
 
 def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int], lms: dict,
             dev, test, config: ClassifierConfig = ClassifierConfig(),
-            on_run: Callable[[dict], None] | None = None) -> list[dict]:
+            on_run: Callable[[dict], None] | None = None, workers: int | None = None) -> list[dict]:
     """Train and measure a classifier for every variant, count and seed.
 
     Args:
@@ -51,28 +56,33 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
         lms: ``{"general": Elmo, "fine-tuned": Elmo}`` as the variants need.
         dev, test: the reviews to choose the epoch on and to measure on.
         config: the settings the variants start from.
+        on_run: called with each row, in the order of the runs, as it is done (to print progress).
+        workers: runs at once, each in a process of its own (None: every core;
+            :func:`course.parallel.run_jobs`); the rows are the same for any number.
 
     Returns:
-        One dict per run: ``variant``, ``labels``, ``seed``, ``error``, ``dev_error`` (of the kept
-        epoch), ``best_epoch``, ``epochs``, ``seconds``.
+        One dict per run, variant by variant, then count, then seed: ``variant``, ``labels``,
+        ``seed``, ``error``, ``dev_error`` (of the kept epoch), ``best_epoch``, ``epochs``, ``seconds``.
     """
     unknown = [name for name in variants if name not in VARIANTS]
     if unknown:
         raise SettingError(f"unknown variant(s) {', '.join(unknown)}: use {', '.join(VARIANTS)}")
-    rows = []
     for name in variants:
-        lm_name, changes = VARIANTS[name]
+        lm_name = VARIANTS[name][0]
         if lm_name not in lms:
             raise SettingError(f"variant {name!r} needs the {lm_name} LM (lms={{{lm_name!r}: ...}})")
-        for count in counts:
-            for seed in seeds:
-                train = data.training_reviews(count, seed=seed)
-                run_config = replace(config, seed=seed, **changes)
-                classifier = train_classifier(train, dev, lms[lm_name], run_config)
-                rows.append(_row(name, train, seed, classifier, test))
-                if on_run is not None:
-                    on_run(rows[-1])
-    return rows
+    jobs = [(data, name, count, seed, lms[VARIANTS[name][0]], dev, test, config)
+            for name in variants for count in counts for seed in seeds]
+    return run_jobs(variant_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
+
+
+def variant_run(data, name: str, count: int | str, seed: int, lm, dev, test,
+                config: ClassifierConfig = ClassifierConfig()) -> dict:
+    """One run of :func:`compare`: ``count`` labelled reviews drawn with ``seed``, a classifier of
+    variant ``name`` on ``lm`` trained on them and measured (its row)."""
+    train = data.training_reviews(count, seed=seed)
+    classifier = train_classifier(train, dev, lm, replace(config, seed=seed, **VARIANTS[name][1]))
+    return _row(name, train, seed, classifier, test)
 
 
 def _row(name: str, train, seed: int, model, test) -> dict:
@@ -103,16 +113,22 @@ def bag_of_words(data, counts: Sequence[int | str], seeds: Sequence[int], test) 
 
 
 def features(data, features, counts: Sequence[int | str], seeds: Sequence[int], dev, test,
-             config: ClassifierConfig = ClassifierConfig(), name: str = "ELMo features") -> list[dict]:
+             config: ClassifierConfig = ClassifierConfig(), name: str = "ELMo features",
+             workers: int | None = None) -> list[dict]:
     """Feature-based transfer under the same head: a :class:`~course.tagger.inputs.ElmoFeatures`
-    of a frozen biLM, one classifier per count and seed."""
-    rows = []
-    for count in counts:
-        for seed in seeds:
-            train = data.training_reviews(count, seed=seed)
-            model = train_feature_classifier(train, dev, features, replace(config, seed=seed))
-            rows.append(_row(name, train, seed, model, test))
-    return rows
+    of a frozen biLM, one classifier per count and seed (``workers``: as :func:`compare`). The
+    biLM's layers are computed here, once, for every review the runs read."""
+    features.add(cut([r.words for count in counts for seed in seeds for r in data.training_reviews(count, seed=seed)]
+                     + [r.words for r in dev] + [r.words for r in test], config.max_tokens))
+    jobs = [(data, features, count, seed, dev, test, config, name) for count in counts for seed in seeds]
+    return run_jobs(feature_run, jobs, workers)
+
+
+def feature_run(data, features, count: int | str, seed: int, dev, test,
+                config: ClassifierConfig = ClassifierConfig(), name: str = "ELMo features") -> dict:
+    """One run of :func:`features`: the head on ``features``, trained on ``count`` reviews drawn with ``seed``."""
+    train = data.training_reviews(count, seed=seed)
+    return _row(name, train, seed, train_feature_classifier(train, dev, features, replace(config, seed=seed)), test)
 
 
 def error_table(rows: Sequence[dict]) -> dict[str, dict[int, tuple[float, float]]]:
@@ -135,7 +151,7 @@ def labels_to_match(table: dict, variant: str, count: int, baseline: str) -> int
 
 
 def forgetting(data, lms: dict, general_sentences, count: int, seed: int, dev, test,
-               config: ClassifierConfig = ClassifierConfig()) -> list[dict]:
+               config: ClassifierConfig = ClassifierConfig(), workers: int | None = None) -> list[dict]:
     """The general domain's perplexity of the forward LM at each point of the pipeline.
 
     Rows: the general LM (stage 1), the LM fine-tuned on reviews (stage 2), then the LM under
@@ -143,6 +159,8 @@ def forgetting(data, lms: dict, general_sentences, count: int, seed: int, dev, t
     slanted schedule, gradual unfreezing), and every layer at once at :data:`HIGH_RATE`, one rate,
     constant. The classifier does not train the softmax, so the perplexity under it measures how
     far its LSTM and token encoder moved from a language model.
+
+    The two classifiers train side by side on ``workers`` processes (as :func:`compare`).
 
     Returns:
         Dicts with ``stage``, ``perplexity`` (People's Daily), ``review_perplexity`` (dev reviews)
@@ -155,9 +173,13 @@ def forgetting(data, lms: dict, general_sentences, count: int, seed: int, dev, t
     train = data.training_reviews(count, seed=seed)
     careful = replace(config, seed=seed)
     hasty = replace(config, seed=seed, lr=HIGH_RATE, discriminative=False, slanted=False, gradual_unfreezing=False)
-    for name, run_config in (("ULMFiT classifier (stage 3)", careful), ("all layers at once, high rate", hasty)):
-        classifier = train_classifier(train, dev, lms["fine-tuned"], run_config)
-        rows.append({"stage": name, "perplexity": forward_perplexity(classifier.lm, general_sentences),
-                     "review_perplexity": forward_perplexity(classifier.lm, reviews),
-                     "error": error_rate(classifier, test)})
-    return rows
+    runs = (("ULMFiT classifier (stage 3)", careful), ("all layers at once, high rate", hasty))
+    jobs = [(name, train, dev, test, lms["fine-tuned"], run_config, general_sentences, reviews)
+            for name, run_config in runs]
+    return rows + run_jobs(_forgetting_row, jobs, workers)
+
+
+def _forgetting_row(name: str, train, dev, test, lm, config: ClassifierConfig, general_sentences, reviews) -> dict:
+    classifier = train_classifier(train, dev, lm, config)
+    return {"stage": name, "perplexity": forward_perplexity(classifier.lm, general_sentences),
+            "review_perplexity": forward_perplexity(classifier.lm, reviews), "error": error_rate(classifier, test)}

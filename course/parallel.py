@@ -1,0 +1,237 @@
+"""Independent runs on every core: one function over a list of jobs, the results in job order.
+
+The course's experiments train many small models that share nothing but their inputs (a tagger per
+input, count and seed; a classifier per variant, count and seed). One training run keeps about one
+core busy, so :func:`run_jobs` runs up to ``workers`` of them at once, each in a process of its own
+with one PyTorch thread.
+
+The worker processes are *forked* from this one: they inherit what it holds (the data, a trained
+biLM or Transformer, features computed once), so nothing big is copied or computed again per job;
+only each job's result comes back (pickled).
+
+The results do not depend on ``workers``: every job draws its randomness from its own seed, and runs
+on one PyTorch thread, in a worker or, with ``workers=1``, in the plain loop in this process. The
+thread count matters: a sum split over two threads is added in another order, and an ELMo tagger of
+notebook 09 trained on two threads ended with another F1 in the fourth decimal than on one.
+
+Forking is what the course does where PyTorch sees no GPU. Where it sees one, the jobs run one by one
+in this process, with its threads: CUDA does not survive a fork, nor do autograd's per-device threads
+once a backward pass has started them ("Unable to handle autograd's threading in combination with
+fork-based multiprocessing"), and a GPU is the faster way to run them anyway.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import signal
+import traceback
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager, nullcontext
+from multiprocessing.connection import wait
+from typing import Any
+
+import torch
+
+from .errors import SettingError
+
+
+def available_cores() -> int:
+    """The number of cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    """Whether jobs may run in forked processes: a system with ``fork``, no GPU that PyTorch sees, and
+    not within a worker (a job that runs jobs of its own runs them in its worker, one by one)."""
+    return ("fork" in multiprocessing.get_all_start_methods() and not torch.cuda.is_available()
+            and not multiprocessing.current_process().daemon)
+
+
+def worker_count(workers: int | None, jobs: int) -> int:
+    """How many processes run ``jobs`` jobs: ``workers`` (None: :func:`available_cores`), at most one per
+    job, and 1 where the jobs cannot run in forked processes (:func:`can_fork`).
+
+    Raises:
+        SettingError: ``workers`` that is not a positive whole number.
+    """
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise SettingError(f"workers must be a positive whole number (or None: every core), got {workers!r}")
+    count = min(available_cores() if workers is None else workers, max(jobs, 1))
+    return count if count > 1 and can_fork() else 1
+
+
+@contextmanager
+def one_thread():
+    """PyTorch on one CPU thread within the block, and the number there was afterwards."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
+             on_result: Callable[[int, Any], None] | None = None) -> list:
+    """``[function(*job) for job in jobs]`` (``function(**job)`` for a dict), on up to ``workers`` processes.
+
+    Args:
+        function: what each job runs; its result must pickle (it comes back from a worker process).
+        jobs: argument tuples or keyword dicts, one per run.
+        workers: processes to run them on (None: every core this process may use, at most one per
+            job); 1 runs them one after the other in this process (on one PyTorch thread).
+        on_result: called here with ``(index, result)`` of each job in job order, as soon as the job
+            and all the jobs before it are done (to print progress).
+
+    Returns:
+        The results, in the order of ``jobs``.
+
+    Raises:
+        The exception of the first job in job order that fails (the one the plain loop would raise,
+        after ``on_result`` for every job before it), of its own type, with a note that names the job
+        (and, from a worker, the worker's traceback); the workers are stopped, as on an interrupt
+        (KeyboardInterrupt), and no process is left behind.
+    """
+    jobs = list(jobs)
+    count = worker_count(workers, len(jobs))
+    if count == 1:
+        results = []
+        with one_thread() if can_fork() else nullcontext():
+            for index, job in enumerate(jobs):
+                try:
+                    results.append(_call(function, job))
+                except Exception as error:
+                    error.add_note(_describe(index, jobs))
+                    raise
+                if on_result is not None:
+                    on_result(index, results[-1])
+        return results
+    return _run_forked(function, jobs, count, on_result)
+
+
+def _call(function: Callable, job) -> Any:
+    return function(**job) if isinstance(job, dict) else function(*job)
+
+
+def _describe(index: int, jobs: Sequence) -> str:
+    job = jobs[index]
+    shown = ", ".join(f"{key}={_short(value)}" for key, value in job.items()) if isinstance(job, dict) else \
+        ", ".join(_short(value) for value in job)
+    return f"in job {index + 1} of {len(jobs)}: ({shown})"
+
+
+def _short(value) -> str:
+    text = repr(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _worker(function: Callable, jobs: Sequence, connection) -> None:
+    """A forked process: run the jobs whose indices arrive on ``connection``, send back
+    ``(index, True, result)`` or ``(index, False, (exception, traceback text))``; None ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles an interrupt and stops the workers
+    torch.set_num_threads(1)
+    while (index := connection.recv()) is not None:
+        try:
+            message = pickle.dumps((index, True, _call(function, jobs[index])))
+        except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
+            message = pickle.dumps((index, False, (_portable(error), traceback.format_exc())))
+        connection.send_bytes(message)
+
+
+def _portable(error: BaseException) -> BaseException:
+    """The exception itself if it survives pickling, else a RuntimeError with its type and message."""
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any exception that does not round-trip
+        return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def _run_forked(function: Callable, jobs: list, count: int, on_result) -> list:
+    context = multiprocessing.get_context("fork")
+    processes, connections = [], []
+    try:
+        for _ in range(count):
+            here, there = context.Pipe()
+            process = context.Process(target=_worker, args=(function, jobs, there), daemon=True)
+            process.start()
+            there.close()
+            processes.append(process)
+            connections.append(here)
+        results = _serve(jobs, processes, connections, on_result)
+        for process in processes:  # each was told to stop
+            process.join(timeout=10)
+        return results
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join()
+        for connection in connections:
+            connection.close()
+
+
+def _serve(jobs: list, processes: list, connections: list, on_result) -> list:
+    """Hand out the jobs in order, one at a time, to whichever worker is free; report in job order.
+
+    After a failure no job is handed out; the jobs before it still running are waited for, so the
+    failure raised is the first in job order, the one the plain loop would raise."""
+    results: dict[int, Any] = {}
+    failures: dict[int, tuple] = {}  # index -> (payload or None, its worker's process)
+    running: dict[int, int] = {}  # worker -> the index of its job
+    handed, reported = 0, 0
+
+    def hand(worker: int) -> None:
+        nonlocal handed
+        if handed < len(jobs) and not failures:
+            connections[worker].send(handed)
+            running[worker], handed = handed, handed + 1
+
+    for worker in range(len(connections)):
+        hand(worker)
+    while running and (not failures or min(running.values()) < min(failures)):
+        ready = wait([connections[w] for w in running] + [processes[w].sentinel for w in running])
+        for worker in list(running):
+            connection, index = connections[worker], running[worker]
+            if connection in ready or connection.poll():
+                try:
+                    done, ok, payload = pickle.loads(connection.recv_bytes())
+                except EOFError:  # the worker died
+                    done, ok, payload = index, False, None
+                del running[worker]
+                if ok:
+                    results[done] = payload
+                else:
+                    failures[done] = (payload, processes[worker])
+                hand(worker)
+            elif processes[worker].sentinel in ready:
+                del running[worker]
+                failures[index] = (None, processes[worker])
+        while reported in results:
+            if on_result is not None:
+                on_result(reported, results[reported])
+            reported += 1
+    if failures:
+        first = min(failures)
+        _raise(*failures[first], first, jobs)
+    for connection in connections:
+        connection.send(None)
+    return [results[index] for index in range(len(jobs))]
+
+
+def _raise(payload, process, index: int, jobs: list) -> None:
+    if payload is None:
+        process.join(timeout=1)
+        error: BaseException = RuntimeError(f"a worker process ended (exit code {process.exitcode}) without a "
+                                            f"result: out of memory, or killed")
+    else:
+        error, remote = payload
+        error.add_note("the worker's traceback:\n" + remote.rstrip())
+    error.add_note(_describe(index, jobs))
+    raise error
