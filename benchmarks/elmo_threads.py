@@ -16,6 +16,7 @@ import argparse
 import copy
 import statistics
 import time
+from contextlib import nullcontext
 
 from course.runtime import setup_cpu
 
@@ -27,7 +28,7 @@ import torch
 from course import load_corpus
 from course.elmo import preset
 from course.elmo.model import Elmo
-from course.elmo.side_by_side import side_by_side_backward
+from course.elmo.side_by_side import direction_worker, side_by_side_backward
 from course.elmo.training import language_model_data, vocabularies
 from course.lm import split_heldout
 from course.lm.precision import autocast, autocast_dtype
@@ -44,17 +45,19 @@ def steps(bilm, batches, intra_op: int, side_by_side: bool, dtype) -> tuple[floa
     torch.manual_seed(1)
     tokens, start = 0, time.perf_counter()
     try:
-        for batch in batches:
-            optimizer.zero_grad(set_to_none=True)
-            if side_by_side:
-                side_by_side_backward(bilm, batch, device, dtype)
-            else:
-                with autocast(device, dtype, cache=False):
-                    loss, _, _ = bilm.loss(batch.char_ids, batch.mask, batch.targets, batch.index, batch.predictions)
-                loss.backward()
-            torch.nn.utils.clip_grad_norm_(bilm.parameters(), 1.0)
-            optimizer.step()
-            tokens += int(batch.mask.sum())
+        with direction_worker() if side_by_side else nullcontext() as worker:
+            for batch in batches:
+                optimizer.zero_grad(set_to_none=True)
+                if side_by_side:
+                    side_by_side_backward(bilm, batch, device, dtype, worker)
+                else:
+                    with autocast(device, dtype, cache=False):
+                        loss, _, _ = bilm.loss(batch.char_ids, batch.mask, batch.targets, batch.index,
+                                               batch.predictions)
+                    loss.backward()
+                torch.nn.utils.clip_grad_norm_(bilm.parameters(), 1.0)
+                optimizer.step()
+                tokens += int(batch.mask.sum())
     finally:
         torch.set_num_threads(before)
     return tokens / (time.perf_counter() - start), bilm.state_dict()

@@ -13,7 +13,7 @@ from conftest import toy_corpus
 from course.elmo import ElmoConfig, train_elmo
 from course.elmo.bilm import draw_dropout_masks, dropped
 from course.elmo.model import Elmo
-from course.elmo.side_by_side import side_by_side_backward
+from course.elmo.side_by_side import direction_worker, side_by_side_backward
 from course.elmo.training import intra_op_threads, language_model_data, side_by_side, vocabularies
 from course.lm import split_heldout
 from course.lm.precision import autocast, cpu_has_bfloat16
@@ -53,7 +53,8 @@ def test_one_step_side_by_side_has_the_loss_and_gradients_of_one_direction_after
     one_after_the_other = gradients(bilm)
     bilm.zero_grad(set_to_none=True)
     torch.manual_seed(3)
-    sums = side_by_side_backward(bilm, batch, device, dtype)
+    with direction_worker() as worker:
+        sums = side_by_side_backward(bilm, batch, device, dtype, worker)
     assert torch.equal(sums[0], forward_sum) and torch.equal(sums[1], backward_sum)
     side_by_side_grads = gradients(bilm)
     assert one_after_the_other.keys() == side_by_side_grads.keys()
@@ -77,8 +78,8 @@ def test_training_with_two_threads_gives_the_weights_of_one(precision):
 def test_a_failure_in_the_other_direction_is_raised_here():
     model, batch = batch_and_model(SMALL)
     batch.targets[:, 0] = 10_000  # an id past the vocabulary at <bos>, which only the backward LM predicts
-    with pytest.raises(RuntimeError, match="Target values should be in"):
-        side_by_side_backward(model.bilm.train(), batch, torch.device("cpu"), None)
+    with direction_worker() as worker, pytest.raises(RuntimeError, match="Target values should be in"):
+        side_by_side_backward(model.bilm.train(), batch, torch.device("cpu"), None, worker)
 
 
 def test_dropout_masks_keep_the_share_asked_for_and_scale_to_the_same_mean():
@@ -103,3 +104,15 @@ def test_side_by_side_only_on_a_cpu_with_two_threads_or_more():
     assert intra_op_threads(SMALL, cpu) == 1
     assert intra_op_threads(replace(SMALL, threads=2), cpu) == 1
     assert intra_op_threads(replace(SMALL, threads=4), cpu) == 2
+
+
+def test_the_worker_thread_is_one_for_the_run_and_gone_after_it():
+    import threading
+
+    before = {thread.ident for thread in threading.enumerate()}
+    names = []
+    with direction_worker() as worker:
+        for _ in range(3):
+            names.append(worker.submit(lambda: threading.current_thread().ident).result())
+    assert len(set(names)) == 1 and names[0] not in before
+    assert {thread.ident for thread in threading.enumerate()} == before

@@ -15,12 +15,18 @@ numbers does not depend on their order, so the two ways give the same weights to
 
 Each thread runs its own operations with one intra-op thread (PyTorch releases the interpreter's lock
 inside them), which suits these small matrices better than splitting each product over two threads
-(measured: ``benchmarks/elmo_throughput.py``). Autocast is per thread, so each enters its own.
+(measured: ``benchmarks/elmo_threads.py``). Autocast is per thread, so each enters its own.
+
+The second thread is one for the whole run (:func:`direction_worker`), made ready before the first
+step: the first time a thread asks for PyTorch's thread count, PyTorch sets it, and setting it empties
+oneDNN's cache of compiled kernels, which must not happen while the other thread runs one of them.
 """
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import torch
 
@@ -28,7 +34,26 @@ from ..lm.precision import autocast
 from .bilm import BiLM
 
 
-def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype) -> tuple[torch.Tensor, torch.Tensor]:
+def _ready() -> None:
+    """The worker thread's first call: PyTorch's per-thread set-up, done while no other thread computes."""
+    torch.get_num_threads()
+    torch.zeros(2).add_(1)
+
+
+@contextmanager
+def direction_worker() -> Iterator[ThreadPoolExecutor]:
+    """The thread that runs the backward direction, for the steps of one run: started and made ready
+    here (PyTorch's thread count is the caller's, set before), shut down at the end."""
+    worker = ThreadPoolExecutor(1, thread_name_prefix="biLM backward direction", initializer=_ready)
+    try:
+        worker.submit(lambda: None).result()
+        yield worker
+    finally:
+        worker.shutdown(wait=True)
+
+
+def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype,
+                          worker: ThreadPoolExecutor) -> tuple[torch.Tensor, torch.Tensor]:
     """Forward and backward passes of the biLM loss of ``batch`` with the directions on two threads;
     the gradients are added into the parameters' ``.grad``.
 
@@ -36,6 +61,7 @@ def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype) -> tup
         bilm: the network, in training mode or not.
         batch: a :class:`~course.elmo.batching.SentenceBatch` on ``device``.
         dtype: the autocast dtype (None: float32).
+        worker: the thread for the backward direction (:func:`direction_worker`).
 
     Returns:
         The two directions' summed negative log-likelihoods (detached), as :meth:`BiLM.loss` returns them.
@@ -47,11 +73,9 @@ def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype) -> tup
     copies = {direction: x.detach().requires_grad_() for direction in ("forward", "backward")}
     sums: dict[str, torch.Tensor] = {}
     failures: list[BaseException] = []
-    threads = torch.get_num_threads()
 
     def run(direction: str) -> None:
         try:
-            torch.set_num_threads(threads)  # OpenMP's team size is each thread's own setting
             with autocast(device, dtype, cache=False):
                 total = bilm.direction_nll(copies[direction], batch.mask, batch.targets, direction, masks)
             (total / predictions).backward()
@@ -59,10 +83,9 @@ def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype) -> tup
         except BaseException as error:  # noqa: BLE001 - handed to the calling thread, which raises it
             failures.append(error)
 
-    other = threading.Thread(target=run, args=("backward",), name="biLM backward direction")
-    other.start()
+    other = worker.submit(run, "backward")
     run("forward")
-    other.join()
+    other.result()
     if failures:
         raise failures[0]
     x.backward(copies["forward"].grad + copies["backward"].grad)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 import torch
@@ -56,7 +56,7 @@ from .characters import CharacterVocabulary
 from .config import ElmoConfig, preset
 from .model import Elmo
 from .perplexity import evaluate_perplexity
-from .side_by_side import side_by_side_backward
+from .side_by_side import direction_worker, side_by_side_backward
 
 
 def _subset(corpus, sentences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -145,7 +145,8 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     updates = _Updates(model.bilm, config, device, dtype, saved, world)
     start_random_state(config.seed, device, saved, world)
     best = KeepBest(model.bilm, model.state, config.patience, saved) if heldout is not None else None
-    with cpu_threads(device, intra_op_threads(config, device, world)), _progress_bar(model, train, progress) as bar:
+    with cpu_threads(device, intra_op_threads(config, device, world)), _progress_bar(model, train, progress) as bar, \
+            direction_worker() if updates.side_by_side else nullcontext() as updates.worker:
         run = _Run(model, train, heldout, updates, bar, checkpoint, callback, best,
                    run_identity(corpus, model.words.words), world, saved)
         run.epochs(Limits(max_steps, max_seconds))
@@ -210,6 +211,7 @@ class _Updates:
         self.bilm, self.config, self.device, self.dtype = bilm, config, device, dtype
         self.loss = distributed.loss_function(bilm, world, device)
         self.side_by_side = side_by_side(config, device, world)
+        self.worker = None  # the backward direction's thread, while training runs (side by side only)
         self.optimizer = torch.optim.Adam(bilm.parameters(), lr=config.lr, fused=device.type == "cuda")
         self.scaler = torch.amp.GradScaler(device.type, enabled=dtype is not None and device.type == "cuda")
         if saved is not None:
@@ -224,7 +226,7 @@ class _Updates:
             param_group["lr"] = lr
         self.optimizer.zero_grad(set_to_none=True)
         if self.side_by_side:
-            forward_sum, backward_sum = side_by_side_backward(self.bilm, batch, self.device, self.dtype)
+            forward_sum, backward_sum = side_by_side_backward(self.bilm, batch, self.device, self.dtype, self.worker)
         else:
             with autocast(self.device, self.dtype, cache=self.device.type != "cpu"):
                 loss, forward_sum, backward_sum = self.loss(batch.char_ids, batch.mask, batch.targets,
