@@ -454,41 +454,38 @@ def test_no_teachers_solution_has_the_bytecode_of_a_function_of_the_course():
     assert solutions > 20
 
 
-@pytest.mark.parametrize("which", ["course-sandbox", "python3"])
-def test_a_kernel_that_never_starts_gives_a_report_with_every_assignment_at_zero_and_why(tmp_path, monkeypatch, which):
-    # which: the student's kernel (in the sandbox) or the checking kernel; each is tried twice before giving up
+def kernel_starts(monkeypatch, fails) -> list[str]:
+    """Make a kernel's start fail as a dying kernel does when ``fails(kernel name, names tried so far)``; returns
+    the names of the kernels started, in order."""
     from course.teaching.kernels import Runner
 
-    real, tries = Runner._start, []
+    real, tried = Runner._start, []
 
-    async def failing(self):
-        if self.client.kernel_name == which:
-            tries.append(which)
+    async def start(self):
+        tried.append(self.client.kernel_name)
+        if fails(self.client.kernel_name, tried):
             raise RuntimeError("Kernel died before replying to kernel_info")
         await real(self)
 
-    monkeypatch.setattr(Runner, "_start", failing)
+    monkeypatch.setattr(Runner, "_start", start)
+    return tried
+
+
+@pytest.mark.parametrize("which", ["course-sandbox", "python3"])
+def test_a_kernel_that_never_starts_gives_a_report_with_every_assignment_at_zero_and_why(tmp_path, monkeypatch, which):
+    # which: the student's kernel (in the sandbox) or the checking kernel; each is tried twice before giving up
+    tries = kernel_starts(monkeypatch, lambda name, tried: name == which)
     notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK)
     teacher = write(notebook, tmp_path / "teacher" / "01_toy.ipynb")
     report = grade_notebook(teacher, timeout=10, source_dir=teacher.parent)
-    assert scores(report) == {"double": 0, "triple": 0} and len(tries) == 2
+    assert scores(report) == {"double": 0, "triple": 0} and tries.count(which) == 2
     what = "runs the notebook" if which == "course-sandbox" else "checks the answers"
     assert all(reason.startswith(f"not graded: the kernel that {what} could not be started (Kernel died")
                for reason in reasons(report).values()), reasons(report)
 
 
 def test_a_kernel_that_starts_at_its_second_try_grades_as_usual(tmp_path, monkeypatch):
-    from course.teaching.kernels import Runner
-
-    real, tries = Runner._start, []
-
-    async def once_failing(self):
-        tries.append(self.client.kernel_name)
-        if len(tries) == 1:
-            raise RuntimeError("Kernel died before replying to kernel_info")
-        await real(self)
-
-    monkeypatch.setattr(Runner, "_start", once_failing)
+    kernel_starts(monkeypatch, lambda name, tried: len(tried) == 1)  # the very first start fails
     notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK)
     teacher = write(notebook, tmp_path / "teacher" / "01_toy.ipynb")
     report = grade_notebook(teacher, timeout=10, source_dir=teacher.parent)
