@@ -91,8 +91,9 @@ class DropoutMasks:
 def draw_dropout_masks(batch: int, length: int, dim: int, layers: int, p: float,
                        device: torch.device) -> DropoutMasks | None:
     """The masks of one training batch, drawn from torch's generator in the order the directions use
-    them one after the other (forward layers, backward layers, forward top, backward top); each is
-    what ``torch.nn.functional.dropout`` draws for a tensor of its shape on the CPU. None when
+    them one after the other (forward layers, backward layers, forward top, backward top), each laid
+    out in row-major order (``torch.nn.functional.dropout`` follows its input's memory layout, which
+    for an LSTM's output is not row-major, so the draws are not the ones it would make). None when
     ``p`` is 0 (nothing is dropped and nothing drawn)."""
     if p == 0:
         return None
