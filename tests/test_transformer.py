@@ -464,6 +464,30 @@ def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch, ca
     assert course_config("wiki-en", "causal", "full").preset == "cpu"
 
 
+def test_course_transformers_train_side_by_side_with_the_weights_of_one_alone(tmp_path, monkeypatch):
+    from course.transformer import course_transformer, course_transformers
+    from course.transformer.course_models import model_path
+
+    pairs = [("wiki-en", "causal"), ("peoples-daily-zh", "masked"), ("wiki-en", "masked")]
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "alone"))
+    alone = [course_transformer(corpus, objective, "smoke", progress=False, device="cpu")
+             for corpus, objective in pairs]
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "together"))
+    course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")  # saved first: loaded, not trained
+    saved = model_path("wiki-en", "masked", "smoke").stat().st_mtime_ns
+    together = course_transformers(pairs, "smoke", progress=False, device="cpu", workers=2)
+    for (corpus, objective), one, other in zip(pairs, alone, together, strict=True):
+        assert model_path(corpus, objective, "smoke").is_file()
+        assert other.state.finished and other.config == one.config and other.words.words == one.words.words
+        for (name, a), b in zip(one.network.state_dict().items(), other.network.state_dict().values(), strict=True):
+            assert torch.equal(a, b), f"{corpus} {objective}: {name} differs from the model trained alone"
+    assert model_path("wiki-en", "masked", "smoke").stat().st_mtime_ns == saved
+    with pytest.raises(SettingError, match="each .corpus, objective. pair once"):
+        course_transformers([("wiki-en", "causal")] * 2, "smoke", progress=False)
+    with pytest.raises(SettingError, match="objective must be one of"):
+        course_transformers([("wiki-en", "causal"), ("wiki-en", "next")], "smoke", progress=False)
+
+
 # ------------------------------------------------------------------ fill in the blank (notebook 11)
 
 

@@ -401,19 +401,19 @@ PRINTED: dict[str, dict[str, str]] = {
                             "{points:+.1f} points): {note}",
                       "zh": "{model}：验证集上最好的是第 {layer} 层，它在测试集上得 {trained:.1%}（未训练 "
                             "{untrained:.1%}，相差 {points:+.1f} 个百分点）：{note}"},
-    "11 bert zh ready": {"en": "BERT of People's Daily ready in {seconds:.0f} s ({weights:,} weights, held-out "
-                               "perplexity of masked words {perplexity:.0f})",
-                         "zh": "《人民日报》语料上的 BERT 已就绪，用时 {seconds:.0f} 秒（{weights:,} 个权重，"
-                               "被遮住的词的留出困惑度为 {perplexity:.0f}）"},
+    "11 bert zh ready": {"en": "BERT of People's Daily: {weights:,} weights, held-out perplexity of masked words "
+                               "{perplexity:.0f}",
+                         "zh": "《人民日报》语料上的 BERT：{weights:,} 个权重，被遮住的词的留出困惑度为 "
+                               "{perplexity:.0f}"},
     "11 no ner curve": {"en": "no {file}: run notebook 09 for the biLM's rows beside these",
                         "zh": "没有 {file}：先运行笔记本 09，才能在旁边看到双向语言模型的几行"},
     "11 is next": {"en": "is next: {is_next}", "zh": "是下一句：{is_next}"},
     "11 one sentence": {"en": "the course's BERT reads one sentence at a time: {tokens}",
                         "zh": "本课程的 BERT 一次只读一个句子：{tokens}"},
-    "11 gpt zh ready": {"en": "GPT of People's Daily ready in {seconds:.0f} s ({weights:,} weights, {tokens:,} words "
-                              "of training, held-out perplexity {perplexity:.0f})",
-                        "zh": "《人民日报》语料上的 GPT 已就绪，用时 {seconds:.0f} 秒（{weights:,} 个权重，训练了 "
-                              "{tokens:,} 个词，留出困惑度为 {perplexity:.0f}）"},
+    "11 gpt zh ready": {"en": "GPT of People's Daily: {weights:,} weights, {tokens:,} words of training, held-out "
+                              "perplexity {perplexity:.0f}",
+                        "zh": "《人民日报》语料上的 GPT：{weights:,} 个权重，训练了 {tokens:,} 个词，留出困惑度为 "
+                              "{perplexity:.0f}"},
     "11 review coverage": {"en": "share of the training reviews' words in the vocabulary: ",
                            "zh": "训练评论中的词落在词表里的比例："},
     "11 gpt reads": {"en": "GPT reads: {tokens}", "zh": "GPT 读到的是：{tokens}"},

@@ -33,6 +33,7 @@ from .config import TransformerConfig, preset
 __getattr__ = lazy_attributes(__name__, {
     "MultiHeadSelfAttention": "attention", "causal_mask": "attention", "scaled_dot_product_attention": "attention",
     "TransformerBlock": "block", "course_config": "course_models", "course_transformer": "course_models",
+    "course_transformers": "course_models",
     "TransformerLM": "lm", "TransformerStates": "lm", "IGNORE": "masking", "mask_tokens": "masking",
     "TrainingState": "model", "Transformer": "model", "load_transformer": "model", "learning_rate": "training",
     "train_transformer": "training"})
@@ -49,6 +50,7 @@ __all__ = [
     "causal_mask",
     "course_config",
     "course_transformer",
+    "course_transformers",
     "learning_rate",
     "load_transformer",
     "mask_tokens",

@@ -10,14 +10,20 @@ sentences, so that the held-out perplexity of the causal model compares with the
   bfloat16: more than notebook 11's budget of 10 minutes, which also trains the models);
 - smoke profile: a tiny model trained in seconds, which tests the mechanics and shows nothing
   about what a Transformer learns.
+
+:func:`course_transformers` gets several at once: the ones not saved yet train side by side, one
+per core (:func:`course.parallel.run_jobs`). Each trains on one thread, as the ``cpu`` preset does
+alone, so each has the weights it would have had alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import SettingError
 from ..lm.corpus import course_corpus
+from ..parallel import run_jobs
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import OBJECTIVES, TransformerConfig, preset
@@ -62,3 +68,40 @@ def course_transformer(corpus_name: str, objective: str = "causal", profile: str
     model.save(path)
     checkpoint.unlink(missing_ok=True)
     return model
+
+
+def course_transformers(models: Sequence[tuple[str, str]], profile: str | None = None, progress: bool = True,
+                        device: str = "auto", workers: int | None = None) -> list[Transformer]:
+    """The course's Transformers of several ``(corpus_name, objective)`` pairs, in that order.
+
+    The saved ones are loaded; the others are trained at the same time, up to ``workers`` at once
+    (None: one per core; on a GPU one after the other, in this process), each as
+    :func:`course_transformer` trains it alone, and saved. Put the longest first: the pairs are
+    handed out in order to whichever worker is free. ``progress`` shows one bar over the models.
+
+    Raises:
+        SettingError: an unknown objective, or the same pair twice.
+    """
+    from tqdm.auto import tqdm
+
+    models = [(corpus_name, objective) for corpus_name, objective in models]
+    for corpus_name, objective in models:
+        model_path(corpus_name, objective, profile)  # refuses an unknown objective before any work
+    if len(set(models)) < len(models):
+        raise SettingError(f"each (corpus, objective) pair once, got {models}")
+    loaded = {pair: load_saved(model_path(*pair, profile), lambda p: Transformer.load(p, device=device),
+                               "Transformer") for pair in models}
+    missing = [pair for pair in models if loaded[pair] is None]
+    if missing:
+        with tqdm(total=len(missing), desc="Transformers", unit="model", disable=not progress) as bar:
+            run_jobs(_train_and_save, [(*pair, profile, device) for pair in missing], workers=workers,
+                     on_result=lambda index, path: bar.update(1))
+        for pair in missing:
+            loaded[pair] = Transformer.load(model_path(*pair, profile), device=device)
+    return [loaded[pair] for pair in models]
+
+
+def _train_and_save(corpus_name: str, objective: str, profile: str | None, device: str) -> str:
+    """One job of :func:`course_transformers`: train (or resume) and save; the model file's path."""
+    course_transformer(corpus_name, objective, profile, progress=False, device=device)
+    return str(model_path(corpus_name, objective, profile))
