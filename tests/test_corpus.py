@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from course.errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
+from course.errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, SettingError, UnknownCorpusError
 from course.text import corpus as corpus_module
 from course.text.corpus import export, from_sentences, load_corpus
 
@@ -360,6 +360,28 @@ def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monke
         assert np.allclose(again.vectors, first.vectors, atol=1e-4)  # the same seed, one thread: the same vectors
         course_vectors("skipgram-neg", "story.txt", profile="smoke")
         assert capsys.readouterr().err == ""  # whole again: loaded, not trained
+
+
+def test_course_vectors_all_train_side_by_side_what_each_would_be_alone(tmp_path, private_cache, monkeypatch):
+    from course.static.course_models import course_vectors, course_vectors_all, vectors_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "story.txt").write_text(STORY * 20, encoding="utf-8")
+    wanted = [("glove", "story.txt"), ("skipgram-neg", "story.txt")]
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "alone"))
+    alone = [course_vectors(kind, corpus, profile="smoke") for kind, corpus in wanted]
+    files = [vectors_path(kind, corpus, profile="smoke").read_bytes() for kind, corpus in wanted]
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "together"))
+    together = course_vectors_all(wanted, profile="smoke", workers=2)
+    for (kind, corpus), one, other, saved in zip(wanted, alone, together, files, strict=True):
+        assert vectors_path(kind, corpus, profile="smoke").read_bytes() == saved, kind
+        assert other.index_to_key == one.index_to_key
+    glove_file = vectors_path("glove", "story.txt", profile="smoke")
+    before = glove_file.stat().st_mtime_ns
+    again = course_vectors_all(wanted[:1], profile="smoke")  # saved: loaded, not trained
+    assert glove_file.stat().st_mtime_ns == before and again[0].index_to_key == alone[0].index_to_key
+    with pytest.raises(SettingError, match="unknown kind"):
+        course_vectors_all([("fasttext", "story.txt")], profile="smoke")
 
 
 def test_any_damage_to_the_cache_file_is_a_rebuild_never_a_traceback(tmp_path, private_cache, capsys):
