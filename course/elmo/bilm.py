@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from .config import FULL_SOFTMAX_LIMIT, ElmoConfig
-from .token_encoder import TokenEncoder
+from .token_encoder import TokenEncoder, halves
 
 ONEDNN_NOTE = "LSTM with projections is not supported with oneDNN"
 
@@ -242,10 +242,13 @@ class BiLM(nn.Module):
         return forward_nll.view_as(pairs) * pairs, backward_nll.view_as(pairs) * pairs
 
     def token_vectors(self, char_ids: torch.Tensor, index: torch.Tensor | None = None) -> torch.Tensor:
-        """``(B, T, d)`` the token encoder's vectors x_k (layer 0); ``char_ids`` and ``index`` as in :meth:`forward`."""
+        """``(B, T, d)`` the token encoder's vectors x_k (layer 0); ``char_ids`` and ``index`` as in :meth:`forward`.
+
+        With ``index``, the distinct words are encoded in two halves (:func:`~course.elmo.token_encoder.halves`),
+        as the directions side by side encode them, one half per thread."""
         if index is None:
             return self.token_encoder(char_ids)
-        return self.token_encoder.encode_distinct(char_ids)[index]
+        return torch.cat([self.token_encoder.encode_distinct(part) for part in halves(char_ids)])[index]
 
     def dropout_masks(self, x: torch.Tensor) -> DropoutMasks | None:
         """The dropout masks of a training batch whose token vectors are ``x`` ``(B, T, d)`` (None in

@@ -1,17 +1,22 @@
 """One training step of the biLM with its two directions side by side, each on a CPU thread of its own.
 
 The forward and backward LMs share only the token vectors x (and the softmax's weights); the LSTMs,
-which take most of a step, are each direction's own. So a step on two cores can be
+which take most of a step, are each direction's own. The token encoder reads each distinct word of
+the batch apart from the others, so its words split into two halves (:func:`~course.elmo.token_encoder.halves`)
+that it encodes apart. So a step on two cores is
 
-1. x = TokenEncoder(characters), and the batch's dropout masks (:meth:`BiLM.dropout_masks`), here;
+1. on two threads at once, the token encoder's vectors of each half of the distinct words; then
+   x = the vectors at each position, and the batch's dropout masks (:meth:`BiLM.dropout_masks`), here;
 2. on two threads at once, each direction's loss L_f = NLL_f / N and L_b = NLL_b / N (N predictions)
    from its own copy of x, and its backward pass, which leaves dL_f/dx, dL_b/dx and adds each
    direction's gradients into the shared softmax's;
-3. here again, the token encoder's backward pass from dL/dx = dL_f/dx + dL_b/dx.
+3. here, dL/dx = dL_f/dx + dL_b/dx back to each half's vectors; then on two threads at once, the token
+   encoder's backward pass of each half, each adding its gradients into the encoder's.
 
 The gradients are those of L = L_f + L_b, the loss :meth:`BiLM.loss` takes one direction after the
-other: every shared gradient is a sum of the same two terms, and the sum of two floating-point
-numbers does not depend on their order, so the two ways give the same weights to the last bit.
+other with the same two halves of the words: every shared gradient is a sum of the same two terms
+(the two directions', or the two halves'), and the sum of two floating-point numbers does not depend
+on their order, so the two ways give the same weights to the last bit.
 
 Each thread runs its own operations with one intra-op thread (PyTorch releases the interpreter's lock
 inside them), which suits these small matrices better than splitting each product over two threads
@@ -25,13 +30,14 @@ oneDNN's cache of compiled kernels, which must not happen while the other thread
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 
 import torch
 
 from ..lm.precision import autocast
 from .bilm import BiLM
+from .token_encoder import halves
 
 
 def _ready() -> None:
@@ -54,39 +60,50 @@ def direction_worker() -> Iterator[ThreadPoolExecutor]:
 
 def side_by_side_backward(bilm: BiLM, batch, device: torch.device, dtype,
                           worker: ThreadPoolExecutor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Forward and backward passes of the biLM loss of ``batch`` with the directions on two threads;
+    """Forward and backward passes of the biLM loss of ``batch`` with the work split over two threads;
     the gradients are added into the parameters' ``.grad``.
 
     Args:
         bilm: the network, in training mode or not.
         batch: a :class:`~course.elmo.batching.SentenceBatch` on ``device``.
         dtype: the autocast dtype (None: float32).
-        worker: the thread for the backward direction (:func:`direction_worker`).
+        worker: the second thread (:func:`direction_worker`).
 
     Returns:
         The two directions' summed negative log-likelihoods (detached), as :meth:`BiLM.loss` returns them.
     """
+    def encode(words: torch.Tensor) -> torch.Tensor:
+        with autocast(device, dtype, cache=False):
+            return bilm.token_encoder.encode_distinct(words)
+
+    encoded = _on_both(worker, encode, halves(batch.char_ids))  # each (U_i, d)
+    parts = [vectors.detach().requires_grad_() for vectors in encoded]
     with autocast(device, dtype, cache=False):
-        x = bilm.token_vectors(batch.char_ids, batch.index)  # (B, T, d)
+        x = torch.cat(parts)[batch.index]  # (B, T, d)
         masks = bilm.dropout_masks(x)
     predictions = max(batch.predictions, 1)
     copies = {direction: x.detach().requires_grad_() for direction in ("forward", "backward")}
-    sums: dict[str, torch.Tensor] = {}
-    failures: list[BaseException] = []
 
-    def run(direction: str) -> None:
-        try:
-            with autocast(device, dtype, cache=False):
-                total = bilm.direction_nll(copies[direction], batch.mask, batch.targets, direction, masks)
-            (total / predictions).backward()
-            sums[direction] = total.detach()
-        except BaseException as error:  # noqa: BLE001 - handed to the calling thread, which raises it
-            failures.append(error)
+    def direction(name: str) -> torch.Tensor:
+        with autocast(device, dtype, cache=False):
+            total = bilm.direction_nll(copies[name], batch.mask, batch.targets, name, masks)
+        (total / predictions).backward()
+        return total.detach()
 
-    other = worker.submit(run, "backward")
-    run("forward")
-    other.result()
-    if failures:
-        raise failures[0]
+    forward_sum, backward_sum = _on_both(worker, direction, ["forward", "backward"])
     x.backward(copies["forward"].grad + copies["backward"].grad)
-    return sums["forward"], sums["backward"]
+    _on_both(worker, lambda pair: pair[0].backward(pair[1].grad), list(zip(encoded, parts, strict=True)))
+    return forward_sum, backward_sum
+
+
+def _on_both(worker: ThreadPoolExecutor, function, inputs: list) -> list:
+    """``[function(x) for x in inputs]`` (one or two inputs): the first here, the second on ``worker`` at the
+    same time. Both are waited for; a failure of either is raised here (the first input's first)."""
+    if len(inputs) == 1:
+        return [function(inputs[0])]
+    other = worker.submit(function, inputs[1])
+    try:
+        first = function(inputs[0])
+    finally:
+        wait([other])
+    return [first, other.result()]

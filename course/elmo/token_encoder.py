@@ -19,6 +19,17 @@ from torch import nn
 from .config import ElmoConfig
 
 
+def halves(char_ids: torch.Tensor) -> list[torch.Tensor]:
+    """``(U, C)`` the distinct words of a training batch -> their first and second halves (the words
+    as they are when there are fewer than two). Training encodes the two apart, and the biLM's
+    directions side by side (:mod:`~course.elmo.side_by_side`) encode each on a thread of its own:
+    the same operations either way, so the same numbers."""
+    if len(char_ids) < 2:
+        return [char_ids]
+    middle = (len(char_ids) + 1) // 2
+    return [char_ids[:middle], char_ids[middle:]]
+
+
 class Highway(nn.Module):
     """One highway layer on ``(N, D)`` vectors; the gate's bias starts at +1, so it starts by carrying x."""
 
