@@ -25,9 +25,9 @@ Presets (``preset("cpu")``, ``preset("gpu")``), measured by ``benchmarks/elmo_th
   dropout stays at 0.1). With 6 epochs, held-out perplexity fell to 193 / 193 (349, 278, 241, 217,
   201, 193 after each epoch; Kneser-Ney bigram 247), hence 8: 179 / 181, in 881 s of training at
   4,030 tokens/s on one thread of a 2-core machine.
-  With ``threads=2`` the forward and backward LMs run side by side, one thread each, and give the
-  same weights (``benchmarks/elmo_threads.py`` times one thread, two threads splitting each product,
-  and side by side).
+  With ``threads=2`` the token encoder's two halves of a batch's words, then the forward and backward
+  LMs, run side by side, one thread each, and give the same weights (``benchmarks/elmo_threads.py``
+  times one thread, two threads splitting each product, and side by side: 1.60x one thread).
 - ``gpu``: a larger biLM for a GPU, half the paper's sizes: projection 256 and LSTMs of 2,048
   cells (the paper's ELMo: 512 and 4,096), 1,024 char filters of widths 1-6 (the paper: 2,048 of
   widths 1-7), batches of 8,192 tokens, mixed precision: for text8 or WikiText-103 on one GPU. Its
@@ -78,8 +78,9 @@ class ElmoConfig:
     precision: str = setting("auto", "auto: fp16 autocast with a gradient scaler on CUDA, bf16 on a CPU where native",
                              PRECISIONS)
     # two threads split each small bfloat16 product badly (5x slower); two directions side by side do not
-    threads: int = setting(1, "CPU threads: 2 or more run the forward and backward LMs side by side, each on "
-                              "threads // 2 (the same weights as 1, sooner)")
+    threads: int = setting(1, "CPU threads: 2 or more run the forward and backward LMs (and the token encoder's "
+                              "two halves of the words) side by side, each on threads // 2 (the same weights as 1, "
+                              "sooner)")
     checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
     patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
                                "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
