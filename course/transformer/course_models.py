@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import SettingError
 from ..lm.corpus import course_corpus
-from ..parallel import run_jobs
+from ..parallel import run_jobs, worker_count
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import OBJECTIVES, TransformerConfig, preset
@@ -93,6 +93,10 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
                                "Transformer") for pair in models}
     missing = [pair for pair in models if loaded[pair] is None]
     if missing:
+        if progress:
+            at_once = worker_count(workers, len(missing))
+            print(f"training {len(missing)} Transformer{'s' if len(missing) > 1 else ''} not saved yet, {at_once} at a "
+                  f"time: {', '.join(model_path(*pair, profile).stem for pair in missing)}", flush=True)
         with tqdm(total=len(missing), desc="Transformers", unit="model", disable=not progress) as bar:
             run_jobs(_train_and_save, [(*pair, profile, device) for pair in missing], workers=workers,
                      on_result=lambda index, path: bar.update(1))
