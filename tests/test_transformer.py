@@ -101,6 +101,73 @@ def test_attention_weights_sum_to_one_and_ignore_masked_keys():
     assert (weights[1, :, :, 3:] == 0).all() and (weights[0].triu(1) == 0).all()
 
 
+# ------------------------------------------------------------------------------ the adaptive softmax
+
+
+def test_the_adaptive_softmax_is_a_distribution_over_every_word_tied_to_the_table():
+    V = 40
+    adaptive = TransformerLM(tiny(softmax="adaptive", adaptive_cutoffs=(10, 25), dropout=0.0), V).eval()
+    full = TransformerLM(tiny(dropout=0.0), V).eval()
+    assert adaptive.cutoffs == (10, 25) and full.cutoffs == () and full.clusters is None
+    # the only weights it adds are one row and a bias per cluster; the table is still the softmax's
+    assert (sum(p.numel() for p in adaptive.parameters()) - sum(p.numel() for p in full.parameters())
+            == 2 * (16 + 1))
+    torch.manual_seed(0)
+    hidden = torch.randn(7, 16)
+    targets = torch.tensor([0, 9, 10, 24, 25, 39, 3])  # both sides of every cutoff
+    for network in (adaptive, full):
+        log_p = network.log_probabilities(hidden)
+        assert log_p.shape == (7, V) and log_p.dtype == torch.float32
+        torch.testing.assert_close(log_p.logsumexp(-1), torch.zeros(7), rtol=0, atol=1e-5)
+        torch.testing.assert_close(network.target_log_probabilities(hidden, targets),
+                                   log_p.gather(1, targets[:, None])[:, 0])
+    # p(w) for a word of cluster i is p(cluster i) * p(w | cluster i), written out
+    z = adaptive.final_norm(hidden)
+    E, b = adaptive.token_embedding.weight, adaptive.output_bias
+    head = torch.log_softmax(torch.cat([z @ E[:10].t() + b[:10], adaptive.clusters(z)], -1), -1)
+    second = torch.log_softmax(z @ E[25:].t() + b[25:], -1)
+    torch.testing.assert_close(adaptive.log_probabilities(hidden)[:, 30], head[:, 11] + second[:, 5])
+    torch.testing.assert_close(adaptive.log_probabilities(hidden)[:, 4], head[:, 4])
+    # a vocabulary below every cutoff gets the full softmax
+    assert TransformerLM(tiny(softmax="adaptive", adaptive_cutoffs=(50,)), V).cutoffs == ()
+
+
+def test_the_adaptive_softmax_gradient_matches_finite_differences():
+    network = TransformerLM(tiny(softmax="adaptive", adaptive_cutoffs=(6, 12), dropout=0.0, dim=4, heads=1,
+                                 layers=1, ff_dim=8), 20).double().eval()
+    torch.manual_seed(1)
+    hidden = torch.randn(5, 4, dtype=torch.float64, requires_grad=True)
+    targets = torch.tensor([1, 7, 13, 19, 5])
+    torch.autograd.gradcheck(lambda h: network.target_log_probabilities(h, targets), (hidden,))
+    weights = network.token_embedding.weight
+    torch.autograd.gradcheck(lambda E: _with_table(network, E, hidden.detach(), targets), (weights.detach().clone()
+                                                                                             .requires_grad_(),))
+
+
+def _with_table(network, table, hidden, targets):
+    """target log-probabilities with ``table`` in place of the word embeddings (for gradcheck)."""
+    saved = network.token_embedding.weight
+    try:
+        del network.token_embedding.weight
+        network.token_embedding.weight = table
+        return network.target_log_probabilities(hidden, targets)
+    finally:
+        network.token_embedding.weight = saved
+
+
+def test_a_causal_model_with_the_adaptive_softmax_learns_and_loads(tmp_path):
+    config = tiny(softmax="adaptive", adaptive_cutoffs=(8,), epochs=8)
+    model = train_transformer(toy_corpus(), config, progress=False)
+    assert model.network.cutoffs == (8,) and len(model.words) > 8
+    perplexities = [row["perplexity"] for row in model.state.heldout]
+    assert perplexities[-1] < perplexities[0] / 2
+    model.save(tmp_path / "gpt.pt")
+    loaded = Transformer.load(tmp_path / "gpt.pt", device="cpu")
+    assert loaded.config.adaptive_cutoffs == (8,) and loaded.network.cutoffs == (8,)
+    sentences = list(toy_corpus(num_sentences=20, seed=3))
+    assert loaded.perplexity(sentences)["perplexity"] == pytest.approx(model.perplexity(sentences)["perplexity"])
+
+
 # ------------------------------------------------------------------------------------ masking
 
 
@@ -431,7 +498,10 @@ def test_presets_and_nonsense_settings():
              (lambda: tiny(dim=30, heads=4), "dim (30) must be divisible by heads (4)"),
              (lambda: tiny(objective="prefix"), "objective must be one of causal, masked"),
              (lambda: tiny(max_positions=2), "max_positions must be at least 3"),
-             (lambda: tiny(mask_share=0), "mask_share must be in (0, 1)")]
+             (lambda: tiny(mask_share=0), "mask_share must be in (0, 1)"),
+             (lambda: tiny(softmax="sampled"), "softmax must be one of full, adaptive"),
+             (lambda: tiny(adaptive_cutoffs=(3_000, 2_000)), "adaptive_cutoffs must be one or more increasing"),
+             (lambda: tiny(adaptive_cutoffs=()), "adaptive_cutoffs must be one or more increasing")]
     for make, message in cases:
         with pytest.raises(SettingError) as excinfo:
             make()

@@ -117,9 +117,7 @@ def next_word_nll(model, contexts: Sequence[Sequence[str]], targets: Sequence[st
                     mask[b, :len(contexts[i]) + 1] = True
                 top = module(ids.to(device), mask.to(device)).layers[-1]  # (B, T, d)
                 top = top[torch.arange(len(group), device=device), last]  # (B, d)
-                logits = module.logits(top)  # (B, V) float32
-                log_p = -torch.nn.functional.cross_entropy(
-                    logits, torch.from_numpy(target_ids[group]).to(device), reduction="none")
+                log_p = module.target_log_probabilities(top, torch.from_numpy(target_ids[group]).to(device))
             out[group] = -log_p.double().cpu().numpy()
             start = end
     finally:

@@ -262,11 +262,10 @@ class TransformerClassifier(nn.Module):
             return logits, logits.new_zeros(())
         targets = ids[:, 1:]
         predicted = mask[:, 1:] & (targets != self.end_id)  # the words, not <extract>
-        table = self.network.token_embedding.weight[:self.vocab_size]  # the tied softmax's V rows
-        scores = (normed[:, :-1][predicted] @ table.t()).float() + self.network.output_bias  # (N, V)
-        if scores.shape[0] == 0:
+        if not predicted.any():
             return logits, logits.new_zeros(())
-        return logits, nn.functional.cross_entropy(scores, targets[predicted])
+        # the pretrained softmax over its V words (not <start> and <extract>, the rows added after them)
+        return logits, -self.network.target_log_probabilities(top[:, :-1][predicted], targets[predicted]).mean()
 
     def forward(self, texts: Sequence[Sequence[str]]) -> torch.Tensor:
         """Lists of words -> ``(B, C)`` logits."""

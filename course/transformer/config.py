@@ -19,10 +19,13 @@ over the first ``warmup_share`` of the steps and then falling along a cosine to
 Presets (``preset("cpu")``, ``preset("gpu")``):
 
 - ``cpu``: for ``wiki-en`` and ``peoples-daily-zh`` on a 2-core CPU: d_model 128, 4 heads, 4
-  blocks, d_ff 512, 128 positions, batches of about 2,000 tokens; about 2.0 million weights on
-  wiki-en (8,873 words: 1.1 million in the tied embedding table), against the ``cpu`` ELMo's 3.4
-  million (whose char-CNN, LSTMs and adaptive softmax are bigger, but which has no table of words
-  on the input side).
+  blocks, d_ff 512, 128 positions, batches of about 2,000 tokens, an adaptive softmax tied to the
+  word embeddings (the 2,000 most frequent words and one cluster in its head, as the biLM's);
+  about 2.0 million weights on wiki-en (8,873 words: 1.1 million in the tied embedding table),
+  against the ``cpu`` ELMo's 3.4 million (whose char-CNN, LSTMs and adaptive softmax are bigger,
+  but which has no table of words on the input side). With a full softmax, scoring the 14,526
+  words of People's Daily took three times as long as the four blocks in a causal model's step;
+  the adaptive one made that step 2.4 times quicker (``benchmarks/transformer_softmax.py``).
 - ``gpu``: a larger model for a GPU, about BERT-small/GPT-mini in shape: d_model 512, 8 heads, 8
   blocks, d_ff 2,048, 256 positions, batches of 16,384 tokens, bfloat16 autocast.
 """
@@ -36,6 +39,7 @@ from ..fields import choose_preset, setting
 
 OBJECTIVES = ("causal", "masked")
 PRECISIONS = ("auto", "fp32", "bf16")
+SOFTMAXES = ("full", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,10 @@ class TransformerConfig:
     layers: int = 4
     ff_dim: int = 512
     max_positions: int = 128
+    softmax: str = setting("full", "full: one softmax over every word; adaptive: the most frequent words and a row "
+                                   "per cluster of rarer words, then a softmax within the cluster (both tied to the "
+                                   "word embeddings)", SOFTMAXES)
+    adaptive_cutoffs: tuple[int, ...] = (2_000,)  # adaptive softmax: the head's words, then each cluster's first word
     dropout: float = setting(0.1, "dropout on the embeddings, the attention weights and each sub-layer's output")
     # masked objective
     mask_share: float = setting(0.15, "masked objective: share of the words chosen for prediction (of those 80% "
@@ -81,6 +89,8 @@ class TransformerConfig:
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
+        object.__setattr__(self, "adaptive_cutoffs", tuple(int(x) for x in self.adaptive_cutoffs))
+        cutoffs = self.adaptive_cutoffs
         checks = [
             (self.objective in OBJECTIVES,
              f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}"),
@@ -95,6 +105,9 @@ class TransformerConfig:
             (self.max_positions >= 3,
              f"max_positions must be at least 3 (<bos>, a word, <eos>), got {self.max_positions}"),
             (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
+            (self.softmax in SOFTMAXES, f"softmax must be one of {', '.join(SOFTMAXES)}, got {self.softmax!r}"),
+            (len(cutoffs) >= 1 and cutoffs[0] >= 1 and all(a < b for a, b in zip(cutoffs, cutoffs[1:], strict=False)),
+             f"adaptive_cutoffs must be one or more increasing positive numbers, got {list(cutoffs)}"),
             (0 < self.mask_share < 1, f"mask_share must be in (0, 1), got {self.mask_share}"),
             (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
             (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
@@ -127,8 +140,10 @@ class TransformerConfig:
         return self.max_positions - 2
 
     def to_dict(self) -> dict:
-        """Plain types only: what the model file stores."""
-        return asdict(self)
+        """Plain types only (a list for the cutoffs): what the model file stores."""
+        data = asdict(self)
+        data["adaptive_cutoffs"] = list(self.adaptive_cutoffs)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> TransformerConfig:
@@ -137,7 +152,7 @@ class TransformerConfig:
 
 PRESETS: dict[str, TransformerConfig] = {
     # wiki-en and People's Daily on a 2-core CPU (see the module's docstring)
-    "cpu": TransformerConfig(preset="cpu"),
+    "cpu": TransformerConfig(softmax="adaptive", preset="cpu"),
     # about BERT-small / GPT-mini in shape, for one GPU
     "gpu": TransformerConfig(dim=512, heads=8, layers=8, ff_dim=2_048, max_positions=256, epochs=10,
                              batch_tokens=16_384, lr=5e-4, checkpoint_every=1_000, preset="gpu"),

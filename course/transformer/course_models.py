@@ -31,7 +31,8 @@ from .model import Transformer
 
 NAMES = {"causal": "gpt", "masked": "bert"}  # the file name's prefix per objective
 FULL_EPOCHS = {"wiki-en": 3, "peoples-daily-zh": 2}  # other corpora: 3
-SMOKE_SIZES = dict(dim=32, heads=2, layers=2, ff_dim=64, batch_tokens=1_000, min_count=2, epochs=2, lr=3e-3)
+SMOKE_SIZES = dict(dim=32, heads=2, layers=2, ff_dim=64, batch_tokens=1_000, min_count=2, epochs=2, lr=3e-3,
+                   adaptive_cutoffs=(200,))  # a few hundred words: a cutoff inside them, so the clusters run too
 
 
 def course_config(corpus_name: str, objective: str = "causal", profile: str | None = None) -> TransformerConfig:

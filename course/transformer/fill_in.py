@@ -74,7 +74,7 @@ def transformer_predictions(model, sentences: Sequence[Sequence[str]], positions
             # read, at position (<bos> is 0), which predicts the next one
             rows = torch.tensor([positions[i] + 1 if masked else positions[i] for i in group], device=device)
             hidden = top[torch.arange(len(rows), device=device), rows]
-            out.extend(_top_words(network.logits(hidden), words.words, banned, k))
+            out.extend(_top_words(network.log_probabilities(hidden), words.words, banned, k))
     finally:
         network.train(was_training)
     return out

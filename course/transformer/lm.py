@@ -10,6 +10,19 @@ learned position embeddings,
     h^{(j)}   = Block_j(h^{(j-1)}),  j = 1 .. L                layer j (the residual stream)
     p(w | h_t^{(L)}) = softmax(LN(h_t^{(L)}) E^T + b)          the softmax shares E (tied weights)
 
+With ``softmax="adaptive"`` (Grave et al., 2017, tied to the input table as in Baevski and Auli,
+2019) the words are split by frequency at the cutoffs c_0 < c_1 < ..: the head is a softmax over
+the c_0 most frequent words and one row u_i per cluster of rarer words [c_i, c_{i+1}), and each
+cluster has a softmax of its own over its words' rows of E. With z = LN(h),
+
+    p(w) = softmax([z E[:c_0]^T + b[:c_0], z U^T + b_U])_w                      w < c_0
+    p(w) = softmax([..])_{c_0 + i} * softmax(z E[c_i:c_{i+1}]^T + b[c_i:c_{i+1}])_{w - c_i}   w in cluster i
+
+still a distribution over all V words, so perplexities compare with the full softmax's. A
+position whose word is frequent pays for c_0 + k scores instead of V; only the rarer words' rows
+pay for their cluster too (what makes a causal model's step several times cheaper on a CPU, where
+scoring a vocabulary of 15,000 words costs three times the four blocks).
+
 The two objectives differ in what a position may see and what it predicts:
 
 - ``causal`` (GPT): position t attends to positions 0 .. t only (a causal mask), and its top state
@@ -53,8 +66,22 @@ class TransformerStates:
     weights: list[torch.Tensor] | None = None
 
 
+def _widened(scores: torch.Tensor) -> torch.Tensor:
+    """Scores in float32 at least (autocast's bfloat16 products are widened before the softmax)."""
+    return scores.float() if scores.dtype in (torch.bfloat16, torch.float16) else scores
+
+
+def adaptive_cutoffs(config: TransformerConfig, vocab_size: int) -> tuple[int, ...]:
+    """The adaptive softmax's cutoffs c_0 < c_1 < .. that leave words in every cluster of a
+    vocabulary of ``vocab_size`` words; () for the full softmax (also when no cutoff fits)."""
+    if config.softmax != "adaptive":
+        return ()
+    return tuple(c for c in config.adaptive_cutoffs if c < vocab_size)
+
+
 class TransformerLM(nn.Module):
-    """Word and position embeddings, L pre-LN blocks, a final layer norm and a tied softmax.
+    """Word and position embeddings, L pre-LN blocks, a final layer norm and a tied softmax (full
+    or adaptive).
 
     Args:
         config: the sizes and the objective (see :class:`~course.transformer.config.TransformerConfig`).
@@ -76,6 +103,8 @@ class TransformerLM(nn.Module):
                                         for _ in range(config.layers))
             self.final_norm = nn.LayerNorm(config.dim)
             self.output_bias = nn.Parameter(torch.zeros(vocab_size))  # b
+            self.cutoffs = adaptive_cutoffs(config, vocab_size)  # () for the full softmax
+            self.clusters = nn.Linear(config.dim, len(self.cutoffs)) if self.cutoffs else None  # U, b_U
             self._initialise()
 
     def _initialise(self) -> None:
@@ -112,9 +141,54 @@ class TransformerLM(nn.Module):
             weights.append(w)
         return TransformerStates(tokens, layers, padding_mask, weights if need_weights else None)
 
-    def logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        """``(..., d)`` top states -> ``(..., V)`` float32 scores LN(h) E^T + b."""
-        return (self.final_norm(hidden) @ self.token_embedding.weight.t()).float() + self.output_bias
+    @property
+    def vocab_size(self) -> int:
+        """V, the words of the softmax (a fine-tuned network may have more rows in its table)."""
+        return self.output_bias.shape[0]
+
+    def _scores(self, z: torch.Tensor, start: int, end: int) -> torch.Tensor:
+        """``(N, d)`` normalised states -> ``(N, end - start)`` float32 scores z E[start:end]^T + b[start:end]."""
+        return _widened(z @ self.token_embedding.weight[start:end].t()) + self.output_bias[start:end]
+
+    def _head_log_probabilities(self, z: torch.Tensor) -> torch.Tensor:
+        """``(N, d)`` -> ``(N, c_0 + k)``: the head's log-probabilities, words then clusters (all V
+        words for the full softmax)."""
+        if not self.cutoffs:
+            return torch.log_softmax(self._scores(z, 0, self.vocab_size), dim=-1)
+        head = torch.cat([self._scores(z, 0, self.cutoffs[0]), _widened(self.clusters(z))], dim=-1)
+        return torch.log_softmax(head, dim=-1)
+
+    def _cluster_bounds(self) -> list[tuple[int, int]]:
+        return list(zip(self.cutoffs, [*self.cutoffs[1:], self.vocab_size], strict=True))
+
+    def log_probabilities(self, hidden: torch.Tensor) -> torch.Tensor:
+        """``(N, d)`` top states -> ``(N, V)`` float32 log p(w | h) of every word."""
+        z = self.final_norm(hidden)
+        head = self._head_log_probabilities(z)
+        if not self.cutoffs:
+            return head
+        parts = [head[:, :self.cutoffs[0]]]
+        for i, (start, end) in enumerate(self._cluster_bounds()):
+            c = self.cutoffs[0] + i
+            parts.append(head[:, c:c + 1] + torch.log_softmax(self._scores(z, start, end), dim=-1))
+        return torch.cat(parts, dim=-1)
+
+    def target_log_probabilities(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """``(N, d)`` top states and ``(N,)`` words -> ``(N,)`` float32 log p(target | h). The adaptive
+        softmax scores a cluster's words only for the rows whose target is in it."""
+        z = self.final_norm(hidden)
+        head = self._head_log_probabilities(z)
+        if not self.cutoffs:
+            return head.gather(1, targets[:, None])[:, 0]
+        cluster = torch.bucketize(targets, torch.as_tensor(self.cutoffs, device=targets.device), right=True)
+        symbol = torch.where(cluster == 0, targets, self.cutoffs[0] + cluster - 1)  # the word, or its cluster
+        out = head.gather(1, symbol[:, None])[:, 0]
+        for i, (start, end) in enumerate(self._cluster_bounds()):
+            rows = (cluster == i + 1).nonzero()[:, 0]
+            if len(rows):
+                tail = torch.log_softmax(self._scores(z[rows], start, end), dim=-1)
+                out = out.index_add(0, rows, tail.gather(1, (targets[rows] - start)[:, None])[:, 0])
+        return out
 
     def predictions(self, ids: torch.Tensor, padding_mask: torch.Tensor,
                     targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -139,6 +213,6 @@ class TransformerLM(nn.Module):
         tensor to call ``backward()`` on), their sum (detached) and their number N, so that the
         perplexity is exp(nll_sum / N)."""
         hidden, words = self.predictions(ids, padding_mask, targets)
-        nll = nn.functional.cross_entropy(self.logits(hidden), words, reduction="sum")
+        nll = -self.target_log_probabilities(hidden, words).sum()
         count = int(words.numel())
         return nll / max(count, 1), nll.detach(), count
