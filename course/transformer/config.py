@@ -25,7 +25,7 @@ Presets (``preset("cpu")``, ``preset("gpu")``):
   against the ``cpu`` ELMo's 3.4 million (whose char-CNN, LSTMs and adaptive softmax are bigger,
   but which has no table of words on the input side). With a full softmax, scoring the 14,526
   words of People's Daily took three times as long as the four blocks in a causal model's step;
-  the adaptive one made that step 2.4 times quicker (``benchmarks/transformer_softmax.py``).
+  the adaptive one made that step 2.7 times quicker (``benchmarks/transformer_softmax.py``).
 - ``gpu``: a larger model for a GPU, about BERT-small/GPT-mini in shape: d_model 512, 8 heads, 8
   blocks, d_ff 2,048, 256 positions, batches of 16,384 tokens, bfloat16 autocast.
 """
