@@ -156,13 +156,19 @@ def check_resumable(path: str | os.PathLike, saved: dict, now: dict, config: dic
                            "trained on, so resuming it cannot be checked; train afresh (delete it, or give "
                            "another checkpoint file)")
     differences = identity_differences(saved["identity"], now)
-    changed = [f"{key}={saved['config'].get(key)!r} (now {value!r})" for key, value in config.items()
-               if key not in free and saved["config"].get(key) != value]
+    changed = setting_changes(saved["config"], config, free)
     if changed:
         differences.append(f"with other settings ({', '.join(changed)})")
     if differences:
         raise SettingError(f"{path}: was trained {' and '.join(differences)}; use the same corpus and settings to "
                            "resume, or another checkpoint file")
+
+
+def setting_changes(saved: dict, now: dict, free=frozenset()) -> list[str]:
+    """The settings of ``now`` that ``saved`` has otherwise, in words (``["epochs=6 (now 8)"]``),
+    but for the keys in ``free``; empty where they are the same."""
+    return [f"{key}={saved.get(key)!r} (now {value!r})" for key, value in now.items()
+            if key not in free and saved.get(key) != value]
 
 
 def _many(number: int, noun: str) -> str:

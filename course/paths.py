@@ -325,18 +325,31 @@ def _umask() -> int:
     return mask
 
 
-def load_saved(path: str | os.PathLike, load, what: str = "model"):
+def load_saved(path: str | os.PathLike, load, what: str = "model", settings: dict | None = None):
     """``load(path)`` when ``path`` is a file, or ``None`` when there is none or it cannot be read (cut
     short, damaged, another kind of file): then a one-line note says so, and the caller trains it again.
-    ``load`` raises :class:`~course.errors.CourseError` for a bad file (the models' ``load`` does)."""
+    ``load`` raises :class:`~course.errors.CourseError` for a bad file (the models' ``load`` does).
+
+    ``settings``: the settings the caller would train it with now (its config's ``to_dict()``). A
+    saved model whose own config differs from them, in anything but where and how fast it runs
+    (:data:`course.lm.resume.RESUMABLE_CHANGES`), was made by older code or another preset: it is
+    not returned either, with a note naming what changed, and the caller trains it again."""
+    from .checkpoints import setting_changes
     from .errors import CourseError
+    from .lm.resume import RESUMABLE_CHANGES
 
     path = Path(path)
     if not path.is_file():
         return None
     try:
-        return load(path)
+        model = load(path)
     except CourseError as exc:
         problem = " ".join(str(exc).removeprefix(str(path)).lstrip(":, ").split())
         print(f"note: the saved {what} {path} is damaged ({problem}); training it again", file=sys.stderr, flush=True)
         return None
+    changed = [] if settings is None else setting_changes(model.config.to_dict(), settings, RESUMABLE_CHANGES)
+    if changed:
+        print(f"note: the saved {what} {path} was trained with other settings ({', '.join(changed)}); training it "
+              "again", file=sys.stderr, flush=True)
+        return None
+    return model

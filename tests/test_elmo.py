@@ -539,3 +539,14 @@ def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
     sentence = [["the", "city", "of", "london"]]
     np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
     assert course_config("peoples-daily-zh", "full").preset == "cpu"
+
+    payload = torch.load(path, weights_only=True)  # what an older version's settings made
+    payload["config"]["device"] = "cuda"  # where it ran does not count
+    payload["config"]["dropout"] = 0.3
+    torch.save(payload, path)
+    again = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    note = capsys.readouterr().err
+    assert f"note: the saved biLM {path} was trained with other settings (dropout=0.3 (now 0.1)); training it " \
+           "again" in note and "device" not in note
+    np.testing.assert_array_equal(again.embed(sentence)[0], trained.embed(sentence)[0])
+    assert Elmo.load(path).config.dropout == trained.config.dropout

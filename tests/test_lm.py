@@ -242,3 +242,31 @@ def test_long_sentences_are_cut_into_pieces_as_a_plain_loop_cuts_them():
         offsets = np.concatenate([[0], np.cumsum(rng.integers(0, 30, size=rng.integers(1, 12)))])
         most = int(rng.integers(1, 12))
         assert split_offsets(offsets, most).tolist() == plain(offsets, most)
+
+
+def test_a_checkpoint_that_cannot_be_resumed_is_set_aside_and_other_mistakes_are_not(tmp_path, capsys):
+    from course.lm.resume import resumed_or_afresh
+
+    checkpoint = tmp_path / "m.checkpoint.pt"
+    checkpoint.write_bytes(b"state")
+    calls = []
+
+    def train(resume):
+        calls.append(resume)
+        if resume and checkpoint.exists():
+            raise SettingError(f"{checkpoint}: was trained with other settings (lr=0.1 (now 0.2)); use the same ...")
+        return "model"
+
+    assert resumed_or_afresh(train, checkpoint, "biLM") == "model" and calls == [True, False]
+    assert not checkpoint.exists()
+    assert capsys.readouterr().err.strip() == (f"note: the biLM's checkpoint {checkpoint} cannot be resumed (was "
+                                               "trained with other settings (lr=0.1 (now 0.2))); training afresh")
+
+    checkpoint.write_bytes(b"state")
+
+    def refused(resume):
+        raise SettingError("epochs must be at least 1, got 0")
+
+    with pytest.raises(SettingError, match="epochs must be"):
+        resumed_or_afresh(refused, checkpoint, "biLM")
+    assert checkpoint.exists()  # kept: the mistake is not the checkpoint's

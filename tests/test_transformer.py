@@ -12,6 +12,7 @@ from conftest import VERBS, toy_corpus
 
 from course.analysis.probes import ProbeSentence, probe_model, target_vectors
 from course.errors import ModelFileError, SettingError
+from course.lm.corpus import course_corpus
 from course.text.corpus import from_sentences
 from course.transformer import (
     IGNORE,
@@ -490,6 +491,20 @@ def test_model_file_round_trip_and_bad_files(trained, tmp_path):
     one_line(excinfo)
 
 
+def test_a_file_saved_before_the_softmax_setting_loads_as_the_full_softmax_it_had(trained, tmp_path):
+    model = trained["causal"]
+    assert model.config.softmax == "full"
+    payload = torch.load(model.save(tmp_path / "gpt.pt"), weights_only=True)
+    for key in ("softmax", "adaptive_cutoffs"):  # what files written before the adaptive softmax lack
+        del payload["config"][key]
+    old = tmp_path / "old.pt"
+    torch.save(payload, old)
+    loaded = Transformer.load(old, device="cpu")
+    assert loaded.config.softmax == "full" and loaded.network.clusters is None
+    sentence = [["the", "dog", "likes", "a", "bird"]]
+    np.testing.assert_array_equal(loaded.embed(sentence)[-1], model.embed(sentence)[-1])
+
+
 def test_presets_and_nonsense_settings():
     assert preset("cpu").preset == "cpu" and preset("gpu").dim > preset("cpu").dim
     assert preset("cpu", objective="masked").objective == "masked"
@@ -532,6 +547,28 @@ def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch, ca
     sentence = [["the", "city", "of", "london"]]
     np.testing.assert_array_equal(loaded.embed(sentence)[0], trained.embed(sentence)[0])
     assert course_config("wiki-en", "causal", "full").preset == "cpu"
+
+    payload = torch.load(path, weights_only=True)  # a model the course's settings of an older version made
+    payload["config"]["epochs"] += 1
+    payload["config"]["threads"] = 2  # where and how fast it ran do not count
+    torch.save(payload, path)
+    again = course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")
+    note = capsys.readouterr().err
+    assert f"note: the saved Transformer {path} was trained with other settings (epochs=3 (now 2)); training it " \
+           "again" in note and "threads" not in note
+    assert again.config.epochs == 2 and Transformer.load(path).config.epochs == 2
+    np.testing.assert_array_equal(again.embed(sentence)[0], trained.embed(sentence)[0])
+
+    checkpoint = path.with_suffix(".checkpoint.pt")  # one an older run with other settings left behind
+    train_transformer(course_corpus("wiki-en", "smoke"), replace(again.config, lr=1e-3, checkpoint_every=1),
+                      progress=False, checkpoint=checkpoint, max_steps=2)
+    path.unlink()
+    afresh = course_transformer("wiki-en", "masked", "smoke", progress=False, device="cpu")
+    note = capsys.readouterr().err
+    assert f"note: the Transformer's checkpoint {checkpoint} cannot be resumed (was trained with other settings " \
+           "(lr=0.001 (now 0.003)))" in note and "training afresh" in note
+    assert not checkpoint.exists()
+    np.testing.assert_array_equal(afresh.embed(sentence)[0], trained.embed(sentence)[0])
 
 
 def test_course_transformers_train_side_by_side_with_the_weights_of_one_alone(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..lm.corpus import course_corpus
+from ..lm.resume import resumed_or_afresh
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
 from .config import ElmoConfig, preset
@@ -41,7 +42,8 @@ def model_path(corpus_name: str, profile: str | None = None) -> Path:
 
 
 def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = True, device: str = "auto") -> Elmo:
-    """The course's biLM of ``corpus_name``: loaded if a build saved it, else trained now and saved.
+    """The course's biLM of ``corpus_name``: loaded if a build saved it with the settings of
+    :func:`course_config`, else trained now and saved.
 
     Training writes a checkpoint beside the model file every few hundred steps and resumes from
     it, so an interrupted run loses minutes, not the whole training. ``device`` is where the model
@@ -50,15 +52,16 @@ def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = T
     from .training import train_elmo
 
     path = model_path(corpus_name, profile)
-    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "biLM")
+    config = course_config(corpus_name, profile)
+    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "biLM", settings=config.to_dict())
     if saved is not None:
         return saved
-    config = course_config(corpus_name, profile)
     if device != "auto":  # trained where it is asked for, as it is loaded there
         config = replace(config, device=device)
     checkpoint = path.with_suffix(".checkpoint.pt")
-    model = train_elmo(course_corpus(corpus_name, profile), config, progress=progress, checkpoint=checkpoint,
-                       resume=True)
+    corpus = course_corpus(corpus_name, profile)
+    model = resumed_or_afresh(lambda resume: train_elmo(corpus, config, progress=progress, checkpoint=checkpoint,
+                                                        resume=resume), checkpoint, "biLM")
     model.save(path)
     checkpoint.unlink(missing_ok=True)
     return model

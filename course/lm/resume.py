@@ -86,3 +86,22 @@ def check_batch_order(saved: dict | None, groups, checkpoint) -> None:
         raise SettingError(f"{checkpoint or 'the checkpoint'}: the epoch's batch order drawn again from the seed is "
                            "not the one it was trained in (another version of numpy?), so the run cannot go on where "
                            "it stopped; resume with the versions it was trained with, or train afresh")
+
+
+def resumed_or_afresh(train, checkpoint: str | os.PathLike, what: str):
+    """``train(resume=True)`` for a model the course keeps: where its checkpoint cannot be resumed with
+    the settings asked for now (one left by older code, another preset or another corpus), a one-line
+    note says why, the checkpoint is deleted and ``train(resume=False)`` starts afresh."""
+    import sys
+
+    checkpoint = Path(checkpoint)
+    try:
+        return train(resume=True)
+    except SettingError as exc:
+        if not (checkpoint.is_file() and str(exc).startswith(str(checkpoint))):
+            raise
+        reason = " ".join(str(exc).removeprefix(str(checkpoint)).lstrip(":, ").split("; ")[0].split())
+        print(f"note: the {what}'s checkpoint {checkpoint} cannot be resumed ({reason}); training afresh",
+              file=sys.stderr, flush=True)
+        checkpoint.unlink()
+        return train(resume=False)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..errors import SettingError
 from ..lm.corpus import course_corpus
+from ..lm.resume import resumed_or_afresh
 from ..parallel import run_jobs, worker_count
 from ..paths import load_saved, models_dir
 from ..settings import by_profile
@@ -52,20 +53,23 @@ def model_path(corpus_name: str, objective: str = "causal", profile: str | None 
 
 def course_transformer(corpus_name: str, objective: str = "causal", profile: str | None = None,
                        progress: bool = True, device: str = "auto") -> Transformer:
-    """The course's Transformer of ``corpus_name``: loaded if a build saved it, else trained now and
-    saved (resuming from the checkpoint beside it, if a run was cut short)."""
+    """The course's Transformer of ``corpus_name``: loaded if a build saved it with the settings of
+    :func:`course_config`, else trained now and saved (resuming from the checkpoint beside it, if a
+    run was cut short)."""
     from .training import train_transformer
 
     path = model_path(corpus_name, objective, profile)
-    saved = load_saved(path, lambda p: Transformer.load(p, device=device), "Transformer")
+    saved = _saved(corpus_name, objective, profile, device)
     if saved is not None:
         return saved
     config = course_config(corpus_name, objective, profile)
     if device != "auto":
         config = TransformerConfig(**{**config.to_dict(), "device": device})
     checkpoint = path.with_suffix(".checkpoint.pt")
-    model = train_transformer(course_corpus(corpus_name, profile), config, progress=progress,
-                              checkpoint=checkpoint, resume=True)
+    corpus = course_corpus(corpus_name, profile)
+    model = resumed_or_afresh(lambda resume: train_transformer(corpus, config, progress=progress,
+                                                               checkpoint=checkpoint, resume=resume),
+                              checkpoint, "Transformer")
     model.save(path)
     checkpoint.unlink(missing_ok=True)
     return model
@@ -90,8 +94,7 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
         model_path(corpus_name, objective, profile)  # refuses an unknown objective before any work
     if len(set(models)) < len(models):
         raise SettingError(f"each (corpus, objective) pair once, got {models}")
-    loaded = {pair: load_saved(model_path(*pair, profile), lambda p: Transformer.load(p, device=device),
-                               "Transformer") for pair in models}
+    loaded = {pair: _saved(*pair, profile, device) for pair in models}
     missing = [pair for pair in models if loaded[pair] is None]
     if missing:
         if progress:
@@ -104,6 +107,13 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
         for pair in missing:
             loaded[pair] = Transformer.load(model_path(*pair, profile), device=device)
     return [loaded[pair] for pair in models]
+
+
+def _saved(corpus_name: str, objective: str, profile: str | None, device: str) -> Transformer | None:
+    """The saved model, or None when there is none, it is damaged, or it was trained with settings other
+    than :func:`course_config`'s (then with a note)."""
+    return load_saved(model_path(corpus_name, objective, profile), lambda p: Transformer.load(p, device=device),
+                      "Transformer", settings=course_config(corpus_name, objective, profile).to_dict())
 
 
 def _train_and_save(corpus_name: str, objective: str, profile: str | None, device: str) -> str:

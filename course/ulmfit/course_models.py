@@ -26,12 +26,14 @@ def review_lm_path(profile: str | None = None) -> Path:
 
 def course_review_lm(data, profile: str | None = None, progress: bool = True, device: str = "auto"):
     """Stage 2's LM: the course's People's Daily biLM with its forward LM fine-tuned on
-    ``data``'s training reviews (one epoch; the first 300 in smoke), loaded if a build saved it."""
-    from ..elmo import Elmo, course_elmo
+    ``data``'s training reviews (one epoch; the first 300 in smoke), loaded if a build saved it from a
+    biLM of the present settings."""
+    from ..elmo import Elmo, course_config, course_elmo
     from .training import fine_tune_lm
 
     path = review_lm_path(profile)
-    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "language model")
+    saved = load_saved(path, lambda p: Elmo.load(p, device=device), "language model",
+                       settings=course_config(GENERAL_CORPUS, profile).to_dict())
     if saved is not None:
         return saved
     general = course_elmo(GENERAL_CORPUS, profile, progress=progress, device=device)
