@@ -2,6 +2,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import torch
 
 from course.teaching.shared_models import SHARED_FILES, shared_files, shared_files_table
 
@@ -41,6 +42,7 @@ def test_a_file_is_made_before_every_notebook_that_loads_it_and_each_shows_its_t
 @pytest.mark.parametrize("edition", ["en", "zh"])
 def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatch, edition):
     from course import use_edition
+    from course.elmo.course_models import course_config
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     use_edition(edition)
@@ -48,14 +50,26 @@ def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatc
         models = tmp_path / "models" / "smoke"
         models.mkdir(parents=True)
         (models / "elmo-cpu-wiki-en.pt").write_bytes(b"x")
+        unreadable = shared_files_table("11", "smoke").data
+        config = course_config("wiki-en", "smoke").to_dict()
+        torch.save({"format": "course.elmo/1", "config": config | {"threads": 2, "device": "cuda"}},
+                   models / "elmo-cpu-wiki-en.pt")
         table = shared_files_table("11", "smoke").data
+        torch.save({"format": "course.elmo/1", "config": config | {"epochs": config["epochs"] + 1}},
+                   models / "elmo-cpu-wiki-en.pt")
+        stale = shared_files_table("11", "smoke").data
     finally:
         use_edition("en")
     rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
     assert set(rows) == {f.name for f in shared_files("11")}
-    loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"), "zh": ("已保存", "先运行笔记本 09")}[edition]
+    loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"), "zh": ("已保存：直接加载", "先运行笔记本 09")}[edition]
     assert loaded in rows["elmo-cpu-wiki-en.pt"] and ("notebook 06" in rows["elmo-cpu-wiki-en.pt"]
                                                        or "笔记本 06" in rows["elmo-cpu-wiki-en.pt"])
     assert missing in rows["ner-curve-peoples-daily-zh.json"]
+    again = {"en": ("cannot be read: trained again here", "other settings (epochs="),
+             "zh": ("无法读取：在这里重新训练", "设置与现在不同（epochs=")}[edition]
+    assert again[0] in unreadable.split("elmo-cpu-wiki-en.pt")[1].splitlines()[0]
+    row = stale.split("elmo-cpu-wiki-en.pt")[1].splitlines()[0]  # only the epochs count: not threads or device
+    assert again[1] in row and "threads" not in row and loaded not in row
     made = shared_files_table("07", "smoke").data
     assert "this notebook" in made and "made here now" not in made.split("elmo-cpu-peoples-daily-zh.pt")[1]

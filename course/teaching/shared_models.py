@@ -26,14 +26,15 @@ class SharedFile:
     made_in: str
     used_in: tuple[str, ...]
     model: bool = True
+    bilm_of: str | None = None  # the course's biLM of this corpus: its file records the settings it was trained with
 
 
 SHARED_FILES = (
     SharedFile("skipgram-neg-wiki-en.txt", "shared skipgram en", "02", ("07",)),
     SharedFile("skipgram-neg-peoples-daily-zh.txt", "shared skipgram zh", "05", ("07", "09")),
     SharedFile("glove-peoples-daily-zh.txt", "shared glove zh", "05", ("09",)),
-    SharedFile("elmo-cpu-wiki-en.pt", "shared bilm en", "06", ("07", "08", "11")),
-    SharedFile("elmo-cpu-peoples-daily-zh.pt", "shared bilm zh", "07", ("08", "09", "10")),
+    SharedFile("elmo-cpu-wiki-en.pt", "shared bilm en", "06", ("07", "08", "11"), bilm_of="wiki-en"),
+    SharedFile("elmo-cpu-peoples-daily-zh.pt", "shared bilm zh", "07", ("08", "09", "10"), bilm_of="peoples-daily-zh"),
     SharedFile("ner-curve-peoples-daily-zh.json", "shared ner curve", "09", ("11",), model=False),
     SharedFile("ulmfit-curve-reviews-zh.json", "shared ulmfit curve", "10", ("11",), model=False),
 )
@@ -47,14 +48,22 @@ def shared_files(notebook: str) -> list[SharedFile]:
 def shared_files_table(notebook: str, profile: str | None = None):
     """A table of what ``notebook`` loads from earlier notebooks and what it makes for later ones:
     each file, what it is, which notebook makes it, and whether it is saved now (then it is loaded),
-    will be made here, or is missing (a result only its own notebook makes)."""
+    will be made here, or is missing (a result only its own notebook makes). A saved biLM that cannot
+    be read, or whose recorded settings are not the course's now, is said to be trained again here, as
+    :func:`course.paths.load_saved` will have it."""
     from .report import markdown_table
 
     rows = []
     for shared in shared_files(notebook):
-        saved = (models_dir(profile) / shared.name).is_file()
+        path = models_dir(profile) / shared.name
+        saved = path.is_file()
         maker = text("this notebook") if shared.made_in == notebook else text("notebook n", n=shared.made_in)
-        if saved:
+        changes = _setting_changes(path, shared.bilm_of, profile) if saved and shared.bilm_of else []
+        if changes is None:
+            status = text("saved: unreadable")
+        elif changes:
+            status = text("saved: other settings", changes=", ".join(changes))
+        elif saved:
             status = text("saved: loaded")
         elif shared.made_in == notebook:
             status = text("made here")
@@ -66,3 +75,19 @@ def shared_files_table(notebook: str, profile: str | None = None):
     header = [text("file"), text("what it holds"), text("made by"), text("now")]
     return markdown_table(header, rows)
 
+
+
+def _setting_changes(path, corpus: str, profile: str | None) -> list[str] | None:
+    """How the settings recorded in the saved biLM ``path`` differ from the course's biLM of ``corpus`` now,
+    in what :func:`course.paths.load_saved` counts ([]: in nothing); None: the file cannot be read."""
+    import torch
+
+    from ..checkpoints import setting_changes
+    from ..elmo.course_models import course_config
+    from ..lm.resume import RESUMABLE_CHANGES
+
+    try:
+        recorded = torch.load(path, map_location="cpu", weights_only=True, mmap=True)["config"]
+        return setting_changes(recorded, course_config(corpus, profile).to_dict(), RESUMABLE_CHANGES)
+    except Exception:  # noqa: BLE001 - any file load_saved would refuse: damaged, cut short, not a model file
+        return None
