@@ -62,7 +62,8 @@ def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatc
         use_edition("en")
     rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
     assert set(rows) == {f.name for f in shared_files("11")}
-    loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"), "zh": ("已保存：直接加载", "先运行笔记本 09")}[edition]
+    loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"),
+                       "zh": ("已保存：直接加载", "先运行笔记本 09")}[edition]
     assert loaded in rows["elmo-cpu-wiki-en.pt"] and ("notebook 06" in rows["elmo-cpu-wiki-en.pt"]
                                                        or "笔记本 06" in rows["elmo-cpu-wiki-en.pt"])
     assert missing in rows["ner-curve-peoples-daily-zh.json"]
