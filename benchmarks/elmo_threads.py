@@ -1,13 +1,19 @@
 """The biLM's training steps on a CPU three ways: one thread, two threads splitting each product, and the
-two directions side by side (one thread each); tokens per second, medians over interleaved repeats.
+two directions side by side (one thread each); tokens per second, medians over interleaved repeats. A fourth
+way trains two biLMs at once, one thread each in a process of its own, as a build that needs two of them could
+(notebooks 06 and 07): its tokens per second are the two models' together.
 
     python benchmarks/elmo_threads.py [--corpus wiki-en] [--steps 30] [--repeats 3] [--precision auto]
 
 Every way takes the same batches (the ``cpu`` preset's, from the corpus's training sentences) with the
 same starting weights and Adam; the table gives each way's median tokens per second, its ratio to one
 thread, and whether its weights after the steps equal one thread's to the last bit (side by side must:
-``tests/test_side_by_side.py``; two threads sum in another order). The machine is shared and noisy:
-read the ratios, which the interleaving keeps fair, rather than the absolute figures.
+``tests/test_side_by_side.py``; two threads sum in another order; each of the two models trained at once is
+trained as one thread trains it alone). The machine is shared and noisy:
+read the ratios, which the interleaving keeps fair, rather than the absolute figures. Tokens are counted as
+training counts them, a sentence's words (before, ``<bos>`` and ``<eos>`` were counted too, 11% more on
+``wiki-en``). These are bare steps on batches made beforehand, from the first ones of an epoch; ``train_elmo`` also
+reads its progress out, and its first steps compile oneDNN's kernels.
 """
 
 from __future__ import annotations
@@ -32,8 +38,10 @@ from course.elmo.side_by_side import direction_worker, side_by_side_backward
 from course.elmo.training import language_model_data, vocabularies
 from course.lm import split_heldout
 from course.lm.precision import autocast, autocast_dtype
+from course.parallel import run_jobs
 
 WAYS = {"1 thread": (1, False), "2 threads, each product split": (2, False), "directions side by side": (1, True)}
+TWO_AT_ONCE = "two biLMs at once, 1 thread each"
 
 
 def steps(bilm, batches, intra_op: int, side_by_side: bool, dtype) -> tuple[float, dict]:
@@ -57,7 +65,7 @@ def steps(bilm, batches, intra_op: int, side_by_side: bool, dtype) -> tuple[floa
                     loss.backward()
                 torch.nn.utils.clip_grad_norm_(bilm.parameters(), 1.0)
                 optimizer.step()
-                tokens += int(batch.mask.sum())
+                tokens += batch.words  # as training counts them: no <bos>, no <eos>
     finally:
         torch.set_num_threads(before)
     return tokens / (time.perf_counter() - start), bilm.state_dict()
@@ -83,10 +91,15 @@ def main() -> None:
     steps(model.bilm, batches[:2], 1, True, dtype)  # first calls, off the clock
     speeds: dict[str, list[float]] = {way: [] for way in WAYS}
     weights: dict[str, dict] = {}
+    speeds[TWO_AT_ONCE] = []
     for _ in range(args.repeats):
         for way, (intra_op, side_by_side) in WAYS.items():
             speed, weights[way] = steps(model.bilm, batches[2:], intra_op, side_by_side, dtype)
             speeds[way].append(speed)
+        start = time.perf_counter()  # the wall clock from the fork to both models' weights back here
+        pair = run_jobs(steps, [(model.bilm, batches[2:], 1, False, dtype)] * 2, workers=2)
+        speeds[TWO_AT_ONCE].append(2 * sum(b.words for b in batches[2:]) / (time.perf_counter() - start))
+        weights[TWO_AT_ONCE] = pair[1][1]
     one = statistics.median(speeds["1 thread"])
     print(f"{corpus.name}, cpu preset ({sum(p.numel() for p in model.bilm.parameters()) / 1e6:.1f}M weights), "
           f"{'float32' if dtype is None else str(dtype).removeprefix('torch.')}, {args.steps} steps of about "
