@@ -114,18 +114,35 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
     return _run_forked(function, jobs, count, on_result)
 
 
+def run_calls(calls: Sequence[tuple[Callable, Sequence]], workers: int | None = None,
+              on_result: Callable[[int, Any], None] | None = None) -> list:
+    """``[function(*args) for function, args in calls]`` on up to ``workers`` processes, as :func:`run_jobs`:
+    jobs of different kinds on the same workers, so that a long job (fine-tuning a language model) runs on
+    one core while the other trains the short ones that do not need its result. Put the longest first: the
+    jobs are handed out in order, so it starts at once and the short ones fill the other cores around it."""
+    return run_jobs(_apply, [(function, tuple(args)) for function, args in calls], workers, on_result)
+
+
+def _apply(function: Callable, args: tuple) -> Any:
+    return function(*args)
+
+
 def _call(function: Callable, job) -> Any:
     return function(**job) if isinstance(job, dict) else function(*job)
 
 
 def _describe(index: int, jobs: Sequence) -> str:
     job = jobs[index]
+    if isinstance(job, tuple) and len(job) == 2 and callable(job[0]) and isinstance(job[1], tuple):  # run_calls
+        job = (job[0], *job[1])
     shown = ", ".join(f"{key}={_short(value)}" for key, value in job.items()) if isinstance(job, dict) else \
         ", ".join(_short(value) for value in job)
     return f"in job {index + 1} of {len(jobs)}: ({shown})"
 
 
 def _short(value) -> str:
+    if callable(value) and hasattr(value, "__qualname__"):
+        return value.__qualname__
     text = repr(value) if isinstance(value, (int, float, str, bool, type(None))) else type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -14,14 +14,14 @@ import torch
 
 from course.elmo import ElmoConfig, train_elmo
 from course.errors import SettingError
-from course.parallel import available_cores, can_fork, run_jobs, worker_count
+from course.parallel import available_cores, can_fork, run_calls, run_jobs, worker_count
 from course.tagger import ElmoFeatures, TaggerConfig
 from course.tagger.curves import learning_curve
 from course.tasks.ner import NerData, TaggedSentence
 from course.tasks.reviews import Review, ReviewData
 from course.text.corpus import from_sentences
-from course.ulmfit import ClassifierConfig
-from course.ulmfit.experiments import compare, features, forgetting
+from course.ulmfit import ClassifierConfig, LanguageModelConfig, fine_tune_lm
+from course.ulmfit.experiments import compare, features, forgetting, variant_calls
 
 forks = pytest.mark.skipif(not can_fork(), reason="jobs run in forked processes only where PyTorch sees no GPU")
 TINY_ELMO = dict(char_dim=4, filters=((1, 8), (2, 8)), highway_layers=1, projection_dim=8, lstm_dim=16, num_layers=2,
@@ -258,6 +258,34 @@ def test_ulmfit_comparisons_features_and_forgetting_give_the_same_rows_on_two_wo
     drift = {workers: forgetting(data, {"general": lm, "fine-tuned": lm}, general, 30, 1, data.dev, data.test, config,
                                  workers=workers) for workers in (1, 2)}
     assert [r["error"] is None for r in drift[2]] == [True, True, False, False] and drift[1] == drift[2]
+
+
+@forks
+def test_stage_two_beside_the_general_lm_classifiers_gives_what_each_gives_alone(reviews_and_lm):
+    # notebook 10: the LM fine-tuned on one core while the other trains the classifiers that need only the general LM
+    data, lm = reviews_and_lm
+    config = ClassifierConfig(epochs=3, evaluations=2, device="cpu")
+    texts, lm_config = data.unlabelled_texts("train"), LanguageModelConfig(device="cpu")
+    calls = variant_calls(data, ["from scratch", "stages 1+3"], [30], [1, 2], {"general": lm}, data.dev, data.test,
+                          config)
+    tuned, *rows = run_calls([(fine_tune_lm, (lm, texts, lm_config)), *calls], workers=2)
+    alone = fine_tune_lm(lm, texts, lm_config)
+    assert same_rows(rows, compare(data, ["from scratch", "stages 1+3"], [30], [1, 2], {"general": lm}, data.dev,
+                                   data.test, config, workers=1))
+    assert [(r["variant"], r["seed"]) for r in rows] == [(v, s) for v in ("from scratch", "stages 1+3") for s in (1, 2)]
+    mine, theirs = tuned.bilm.state_dict(), alone.bilm.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+    before = lm.bilm.state_dict()
+    assert any(not torch.equal(mine[k], before[k]) for k in mine if k.startswith("forward_lm"))  # it was trained
+    assert [h["loss"] for h in tuned.history] == [h["loss"] for h in alone.history]
+
+
+def test_run_calls_gives_each_call_its_result_in_order_and_names_the_function_that_failed():
+    results = run_calls([(square_and_pid, (3, 300_000)), (fail_on, (1, 2)), (square_and_pid, (2,))], workers=2)
+    assert [results[0][0], results[1], results[2][0]] == [9, 1, 4]
+    with pytest.raises(ValueError, match="bad value 5") as caught:
+        run_calls([(square_and_pid, (1,)), (fail_on, (5, 5))], workers=2)
+    assert any("in job 2 of 2: (fail_on, 5, 5)" in note for note in caught.value.__notes__)
 
 
 @forks

@@ -15,6 +15,8 @@ every layer at once at a high rate.
 
 The classifiers of each function share nothing but their inputs, so they train side by side on the
 CPU's cores (:func:`course.parallel.run_jobs`, ``workers``); the rows are the same for any number.
+:func:`variant_calls` and :func:`feature_calls` give the same runs as jobs to hand to
+:func:`course.parallel.run_calls` together with other work, so that no core waits for another.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import SettingError
-from ..parallel import run_jobs
+from ..parallel import run_calls, run_jobs
 from .classifier import cut
 from .config import ClassifierConfig
 from .training import error_rate, forward_perplexity, train_classifier, train_feature_classifier
@@ -64,6 +66,19 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
         One dict per run, variant by variant, then count, then seed: ``variant``, ``labels``,
         ``seed``, ``error``, ``dev_error`` (of the kept epoch), ``best_epoch``, ``epochs``, ``seconds``.
     """
+    calls = variant_calls(data, variants, counts, seeds, lms, dev, test, config)
+    return run_calls(calls, workers, None if on_run is None else lambda _, row: on_run(row))
+
+
+def variant_calls(data, variants: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int], lms: dict,
+                  dev, test, config: ClassifierConfig = ClassifierConfig()) -> list[tuple[Callable, tuple]]:
+    """The runs of :func:`compare` (same arguments) as ``(function, arguments)`` pairs, in its order, for
+    :func:`course.parallel.run_calls`: to train them on the same workers as other work. Notebook 10 trains
+    the variants that need only the general LM beside stage 2, which needs only that LM too.
+
+    Raises:
+        SettingError: an unknown variant, or one whose LM is not in ``lms``.
+    """
     unknown = [name for name in variants if name not in VARIANTS]
     if unknown:
         raise SettingError(f"unknown variant(s) {', '.join(unknown)}: use {', '.join(VARIANTS)}")
@@ -71,9 +86,8 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
         lm_name = VARIANTS[name][0]
         if lm_name not in lms:
             raise SettingError(f"variant {name!r} needs the {lm_name} LM (lms={{{lm_name!r}: ...}})")
-    jobs = [(data, name, count, seed, lms[VARIANTS[name][0]], dev, test, config)
+    return [(variant_run, (data, name, count, seed, lms[VARIANTS[name][0]], dev, test, config))
             for name in variants for count in counts for seed in seeds]
-    return run_jobs(variant_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
 
 
 def variant_run(data, name: str, count: int | str, seed: int, lm, dev, test,
@@ -118,10 +132,17 @@ def features(data, features, counts: Sequence[int | str], seeds: Sequence[int], 
     """Feature-based transfer under the same head: a :class:`~course.tagger.inputs.ElmoFeatures`
     of a frozen biLM, one classifier per count and seed (``workers``: as :func:`compare`). The
     biLM's layers are computed here, once, for every review the runs read."""
+    return run_calls(feature_calls(data, features, counts, seeds, dev, test, config, name), workers)
+
+
+def feature_calls(data, features, counts: Sequence[int | str], seeds: Sequence[int], dev, test,
+                  config: ClassifierConfig = ClassifierConfig(),
+                  name: str = "ELMo features") -> list[tuple[Callable, tuple]]:
+    """The runs of :func:`features` (same arguments) as ``(function, arguments)`` pairs for
+    :func:`course.parallel.run_calls`; the biLM's layers of every review they read are computed here, now."""
     features.add(cut([r.words for count in counts for seed in seeds for r in data.training_reviews(count, seed=seed)]
                      + [r.words for r in dev] + [r.words for r in test], config.max_tokens))
-    jobs = [(data, features, count, seed, dev, test, config, name) for count in counts for seed in seeds]
-    return run_jobs(feature_run, jobs, workers)
+    return [(feature_run, (data, features, count, seed, dev, test, config, name)) for count in counts for seed in seeds]
 
 
 def feature_run(data, features, count: int | str, seed: int, dev, test,
