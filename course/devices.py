@@ -135,3 +135,26 @@ def check_memory(what: str, host_bytes: int, advice: str, device=None, device_by
         if available is not None and need > available:
             raise SettingError(f"{what} would need about {format_bytes(need)} of {where}, and "
                                f"{format_bytes(available)} is available: {advice}")
+
+
+def describe_machine() -> str:
+    """One line on what computes here: the CPU's model, the cores this process may use, the vector
+    instructions PyTorch's kernels use (``AVX512``, ``AVX2``), and each CUDA GPU. Results repeat to the
+    last digit on the same kind of machine only: kernels for other instructions add in another order."""
+    import platform
+
+    import torch
+
+    from .parallel import available_cores
+
+    model = platform.processor() or platform.machine()
+    try:
+        names = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                 if line.startswith("model name")]
+        model = names[0] if names else model
+    except OSError:  # not Linux
+        pass
+    line = f"{model}, {available_cores()} cores, PyTorch's CPU kernels: {torch.backends.cpu.get_cpu_capability()}"
+    if torch.cuda.is_available():
+        line += "; " + ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+    return line

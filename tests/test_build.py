@@ -1,8 +1,12 @@
 """The course builder on two tiny notebooks: one that works and one that fails."""
 
+import json
+
 import nbformat
+import torch
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from course.parallel import available_cores
 from course.teaching.build import build_course
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK
 
@@ -13,7 +17,7 @@ def _notebook(path, cells):
     nbformat.write(notebook, path)
 
 
-def test_build_runs_notebooks_and_writes_an_index(tmp_path, monkeypatch):
+def test_build_runs_notebooks_and_writes_an_index(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))  # the models the claims read: none here
     source = tmp_path / "notebooks"
     source.mkdir()
@@ -36,6 +40,10 @@ def test_build_runs_notebooks_and_writes_an_index(tmp_path, monkeypatch):
     out = tmp_path / "build"
     runs = build_course(profile="smoke", out=out, notebooks=source)
     good, bad = runs
+    # The machine, in the summary and the printout: the times and the claims' last digits are its own.
+    machine = json.loads((out / "summary.json").read_text(encoding="utf-8"))["machine"]
+    assert f"{available_cores()} cores, PyTorch's CPU kernels: {torch.backends.cpu.get_cpu_capability()}" in machine
+    assert f"machine: {machine}" in capsys.readouterr().out
     assert good.error is None and bad.error and "ZeroDivisionError" in bad.error
     assert [(h["name"], h["text"]) for h in good.headlines] == [("Profile seen", "smoke"), ("Answer", "42")]
     assert len(good.figures) == 1 and good.figures[0].read_bytes().startswith(b"\x89PNG")

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
+from ..devices import describe_machine
 from ..edition import resolve_edition, text
 from ..errors import CourseError, NotebookFileError
 from ..paths import atomic_path, build_dir, project_root
@@ -257,11 +258,14 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                 "budget": FULL_BUDGETS.get(r.name.split("_", 1)[0]) if profile == "full" else None,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
+    machine = describe_machine()
     with atomic_path(out / "summary.json") as temporary:
-        temporary.write_text(json.dumps({"profile": profile, "edition": edition, "notebooks": summary,
+        temporary.write_text(json.dumps({"profile": profile, "edition": edition, "machine": machine,
+                                         "notebooks": summary,
                                          "claims": claims_json(claims) if isinstance(claims, list) else claims},
                                         indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
+    print(f"machine: {machine}", flush=True)  # the times and the claims' last digits are this machine's
     print("\n".join(budget_lines(times, profile)), flush=True)
     return runs
 
