@@ -29,7 +29,7 @@ from course.ulmfit import (
     train_classifier,
     unfrozen_groups,
 )
-from course.ulmfit.experiments import bag_of_words, error_table, labels_to_match
+from course.ulmfit.experiments import bag_of_words, error_table, labels_to_match, variant_calls, variant_run
 from course.ulmfit.training import build_classifier
 
 TINY = dict(char_dim=4, filters=((1, 8), (2, 8)), highway_layers=1, projection_dim=8, lstm_dim=16, num_layers=2,
@@ -198,6 +198,20 @@ def test_error_table_and_labels_to_match():
     assert table["a"][100] == pytest.approx((0.32, 0.02))
     assert labels_to_match(table, "a", 100, "b") == 1000
     assert labels_to_match(table, "b", 100, "a") == 100
+
+
+
+def test_variant_calls_are_compares_runs_in_its_order_and_refuse_what_compare_refuses():
+    data, lms = object(), {"general": "the general LM", "fine-tuned": "the tuned LM"}
+    calls = variant_calls(data, ["from scratch", "ULMFiT (1+2+3)"], [100, 300], [1, 2], lms, "dev", "test")
+    assert [function for function, _ in calls] == [variant_run] * 8
+    assert [args[1:5] for _, args in calls] == [(name, n, seed, lms[lm]) for name, lm in
+                                               (("from scratch", "general"), ("ULMFiT (1+2+3)", "fine-tuned"))
+                                               for n in (100, 300) for seed in (1, 2)]
+    with pytest.raises(SettingError, match="unknown variant"):
+        variant_calls(data, ["ULMFiT"], [100], [1], lms, "dev", "test")
+    with pytest.raises(SettingError, match="needs the fine-tuned LM"):
+        variant_calls(data, ["stages 1+3", "ULMFiT (1+2+3)"], [100], [1], {"general": "the general LM"}, "dev", "test")
 
 
 # ------------------------------------------------------------------------------------------ the data
