@@ -76,7 +76,6 @@ def shared_files_table(notebook: str, profile: str | None = None):
     return markdown_table(header, rows)
 
 
-
 def _setting_changes(path, corpus: str, profile: str | None) -> list[str] | None:
     """How the settings recorded in the saved biLM ``path`` differ from the course's biLM of ``corpus`` now,
     in what :func:`course.paths.load_saved` counts ([]: in nothing); None: the file cannot be read."""
