@@ -24,7 +24,7 @@ from ..settings import by_profile
 from .config import ElmoConfig, preset
 from .model import Elmo
 
-EPOCHS = {"wiki-en": 8, "peoples-daily-zh": 3}  # full profile: whole epochs per corpus (others: the preset's)
+EPOCHS = {"wiki-en": 8, "peoples-daily-zh": 5}  # full profile: whole epochs per corpus (others: the preset's)
 SMOKE_SIZES = dict(char_dim=8, filters=((1, 16), (2, 16), (3, 32)), projection_dim=32, lstm_dim=64,
                    batch_tokens=1_000, softmax="full", min_count=2, epochs=2)
 
