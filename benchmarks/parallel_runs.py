@@ -2,6 +2,7 @@
 
     python benchmarks/parallel_runs.py                       # learned, word2vec, elmo at 100 labels, seeds 1 and 2
     python benchmarks/parallel_runs.py --inputs learned --counts 100 300 --seeds 1 2 3 --workers 2
+    python benchmarks/parallel_runs.py --inputs learned word2vec glove elmo elmo-finetuned --seeds 1 2 3 --orders
 
 Full-profile settings (500 dev sentences, 2,000 test sentences, 8 dev evaluations, the course's People's Daily
 word2vec and biLM from build/models/, trained and saved if missing). Runs :func:`course.tagger.curves.learning_curve`
@@ -10,6 +11,8 @@ times and their ratio, and whether the rows are the same (every number and every
 run took aside). Exits with status 1 if they are not. Beside each time it prints how many cores the run kept
 busy on average (CPU seconds over wall-clock seconds) and the load average: where other programs use the cores
 (Linux shares them between sessions first), the workers get fewer cores than there are and the times say so.
+With ``--orders``, both runs are on ``--workers`` processes: the runs handed out in the rows' order, then the
+fine-tuning runs first (``learning_curve``'s default), which keeps a long run from being the last one, alone on a core.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ def main() -> None:
     parser.add_argument("--counts", nargs="+", type=int, default=[100], help="labelled sentences")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--workers", type=int, default=2, help="processes of the parallel run")
+    parser.add_argument("--orders", action="store_true",
+                        help="compare the runs handed out in the rows' order and longest first, both on --workers")
     args = parser.parse_args()
     data = ner_data()
     dev, test = data.dev[:500], data.test[:2_000]
@@ -63,25 +68,29 @@ def main() -> None:
     runs = len(args.inputs) * len(args.counts) * len(args.seeds)
     print(f"{runs} taggers ({', '.join(args.inputs)}; {args.counts} labels; seeds {args.seeds}); "
           f"{available_cores()} cores, torch {torch.get_num_threads()} threads here; {load()}", flush=True)
+    ways = ({"as listed": (args.workers, False), "longest first": (args.workers, True)} if args.orders
+            else {"one by one": (1, True), f"on {args.workers} workers": (args.workers, True)})
     rows, seconds = {}, {}
-    for workers in (1, args.workers):
+    for way, (workers, longest) in ways.items():
         started, cpu = time.perf_counter(), cpu_seconds()
-        rows[workers] = learning_curve(
+        rows[way] = learning_curve(
             data, args.inputs, args.counts, args.seeds, dev, test, vectors=vectors, elmo=elmo, config=config,
-            workers=workers, on_run=lambda r: print(f"  {r['input']} {r['labels']:,} seed {r['seed']}: "
-                                                    f"F1 {r['f1']:.3f}, {r['seconds']:.1f} s", flush=True))
-        seconds[workers] = time.perf_counter() - started
-        busy = (cpu_seconds() - cpu) / seconds[workers]
-        print(f"workers={workers} ({worker_count(workers, runs)} process(es)): {seconds[workers]:.1f} s, "
+            workers=workers, longest_first_order=longest,
+            on_run=lambda r: print(f"  {r['input']} {r['labels']:,} seed {r['seed']}: F1 {r['f1']:.3f}, "
+                                   f"{r['seconds']:.1f} s", flush=True))
+        seconds[way] = time.perf_counter() - started
+        busy = (cpu_seconds() - cpu) / seconds[way]
+        print(f"{way}, workers={workers} ({worker_count(workers, runs)} process(es)): {seconds[way]:.1f} s, "
               f"{busy:.2f} cores busy on average; {load()}", flush=True)
 
     def strip(table):
         return [{key: value for key, value in row.items() if key != "seconds"} for row in table]
 
-    same = strip(rows[1]) == strip(rows[args.workers])
-    print(f"one by one {seconds[1]:.1f} s, on {args.workers} workers {seconds[args.workers]:.1f} s: "
-          f"{seconds[1] / seconds[args.workers]:.2f} times as fast; rows identical: {'yes' if same else 'NO'}")
-    for one, other in zip(rows[1], rows[args.workers], strict=True):
+    first, second = ways
+    same = strip(rows[first]) == strip(rows[second])
+    print(f"{first} {seconds[first]:.1f} s, {second} {seconds[second]:.1f} s: "
+          f"{seconds[first] / seconds[second]:.2f} times as fast; rows identical: {'yes' if same else 'NO'}")
+    for one, other in zip(rows[first], rows[second], strict=True):
         for key in one:
             if key != "seconds" and one[key] != other[key]:
                 print(f"  differ: {one['input']} {one['labels']:,} seed {one['seed']}: {key}")

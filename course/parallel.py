@@ -77,7 +77,7 @@ def one_thread():
 
 
 def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
-             on_result: Callable[[int, Any], None] | None = None) -> list:
+             on_result: Callable[[int, Any], None] | None = None, order: Sequence[int] | None = None) -> list:
     """``[function(*job) for job in jobs]`` (``function(**job)`` for a dict), on up to ``workers`` processes.
 
     Args:
@@ -87,6 +87,10 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
             job); 1 runs them one after the other in this process (on one PyTorch thread).
         on_result: called here with ``(index, result)`` of each job in job order, as soon as the job
             and all the jobs before it are done (to print progress).
+        order: the job indices in the order the workers take them (default: as listed). Longest first
+            keeps every core busy to the end: a long job handed out last runs alone while the other
+            cores wait. Only when the jobs start changes; the results, ``on_result`` and the exception
+            raised are the same as without it.
 
     Returns:
         The results, in the order of ``jobs``.
@@ -98,6 +102,7 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
         (KeyboardInterrupt), and no process is left behind.
     """
     jobs = list(jobs)
+    order = _check_order(order, len(jobs))
     count = worker_count(workers, len(jobs))
     if count == 1:
         results = []
@@ -111,16 +116,31 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
                 if on_result is not None:
                     on_result(index, results[-1])
         return results
-    return _run_forked(function, jobs, count, on_result)
+    return _run_forked(function, jobs, count, on_result, order)
+
+
+def longest_first(costs: Sequence) -> list[int]:
+    """The job indices by decreasing ``costs`` (numbers, or tuples compared item by item; equal costs in
+    job order): an ``order`` for :func:`run_jobs`."""
+    return sorted(range(len(costs)), key=costs.__getitem__, reverse=True)
+
+
+def _check_order(order: Sequence[int] | None, jobs: int) -> list[int]:
+    if order is None:
+        return list(range(jobs))
+    order = [int(index) for index in order]
+    if sorted(order) != list(range(jobs)):
+        raise SettingError(f"order must hold each job's index (0 to {jobs - 1}) once, got {order}")
+    return order
 
 
 def run_calls(calls: Sequence[tuple[Callable, Sequence]], workers: int | None = None,
-              on_result: Callable[[int, Any], None] | None = None) -> list:
+              on_result: Callable[[int, Any], None] | None = None, order: Sequence[int] | None = None) -> list:
     """``[function(*args) for function, args in calls]`` on up to ``workers`` processes, as :func:`run_jobs`:
     jobs of different kinds on the same workers, so that a long job (fine-tuning a language model) runs on
     one core while the other trains the short ones that do not need its result. Put the longest first: the
     jobs are handed out in order, so it starts at once and the short ones fill the other cores around it."""
-    return run_jobs(_apply, [(function, tuple(args)) for function, args in calls], workers, on_result)
+    return run_jobs(_apply, [(function, tuple(args)) for function, args in calls], workers, on_result, order)
 
 
 def _apply(function: Callable, args: tuple) -> Any:
@@ -169,7 +189,7 @@ def _portable(error: BaseException) -> BaseException:
         return RuntimeError(f"{type(error).__name__}: {error}")
 
 
-def _run_forked(function: Callable, jobs: list, count: int, on_result) -> list:
+def _run_forked(function: Callable, jobs: list, count: int, on_result, order: list[int]) -> list:
     context = multiprocessing.get_context("fork")
     processes, connections = [], []
     try:
@@ -180,7 +200,7 @@ def _run_forked(function: Callable, jobs: list, count: int, on_result) -> list:
             there.close()
             processes.append(process)
             connections.append(here)
-        results = _serve(jobs, processes, connections, on_result)
+        results = _serve(jobs, processes, connections, on_result, order)
         for process in processes:  # each was told to stop
             process.join(timeout=10)
         return results
@@ -194,25 +214,29 @@ def _run_forked(function: Callable, jobs: list, count: int, on_result) -> list:
             connection.close()
 
 
-def _serve(jobs: list, processes: list, connections: list, on_result) -> list:
-    """Hand out the jobs in order, one at a time, to whichever worker is free; report in job order.
+def _serve(jobs: list, processes: list, connections: list, on_result, order: list[int]) -> list:
+    """Hand out the jobs in ``order``, one at a time, to whichever worker is free; report in job order.
 
-    After a failure no job is handed out; the jobs before it still running are waited for, so the
-    failure raised is the first in job order, the one the plain loop would raise."""
+    After a failure only the jobs before it in job order are handed out and waited for, so the failure
+    raised is the first in job order, the one the plain loop would raise."""
     results: dict[int, Any] = {}
     failures: dict[int, tuple] = {}  # index -> (payload or None, its worker's process)
     running: dict[int, int] = {}  # worker -> the index of its job
-    handed, reported = 0, 0
+    waiting, reported = list(order), 0
+
+    def before_failures(index: int) -> bool:
+        return not failures or index < min(failures)
 
     def hand(worker: int) -> None:
-        nonlocal handed
-        if handed < len(jobs) and not failures:
-            connections[worker].send(handed)
-            running[worker], handed = handed, handed + 1
+        index = next((index for index in waiting if before_failures(index)), None)
+        if index is not None:
+            waiting.remove(index)
+            connections[worker].send(index)
+            running[worker] = index
 
     for worker in range(len(connections)):
         hand(worker)
-    while running and (not failures or min(running.values()) < min(failures)):
+    while running and any(before_failures(index) for index in running.values()):
         ready = wait([connections[w] for w in running] + [processes[w].sentinel for w in running])
         for worker in list(running):
             connection, index = connections[worker], running[worker]

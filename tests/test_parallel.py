@@ -14,7 +14,7 @@ import torch
 
 from course.elmo import ElmoConfig, train_elmo
 from course.errors import SettingError
-from course.parallel import available_cores, can_fork, run_calls, run_jobs, worker_count
+from course.parallel import available_cores, can_fork, longest_first, run_calls, run_jobs, worker_count
 from course.tagger import ElmoFeatures, TaggerConfig
 from course.tagger.curves import learning_curve
 from course.tasks.ner import NerData, TaggedSentence
@@ -53,6 +53,12 @@ def fail_on(n, bad):
 
 def refuse(n):
     raise SettingError(f"job {n} refused")
+
+
+def fail_in(n, bad):
+    if n in bad:
+        raise ValueError(f"bad value {n}")
+    return n, time.time()
 
 
 def die_on(n, bad):
@@ -137,6 +143,36 @@ def test_the_first_failing_job_raises_its_own_exception_naming_the_job_as_the_lo
 
 
 @forks
+def test_an_order_changes_which_jobs_start_first_and_nothing_else():
+    seen = []
+    jobs = [(n, ()) for n in range(6)]
+    order = [5, 4, 3, 2, 1, 0]
+    for _ in range(3):
+        results = run_jobs(fail_in, jobs, workers=2, order=order, on_result=lambda index, _: seen.append(index))
+        assert [n for n, _ in results] == list(range(6)) and seen == list(range(6))
+        started = [at for _, at in results]
+        assert min(started[4:]) < min(started[:4])  # the last two jobs went first
+        seen.clear()
+    # a failure: the jobs before it in job order still run, so the one raised is the first in job order
+    for bad in ((3,), (1, 3), (4, 0)):
+        with pytest.raises(ValueError, match=f"bad value {min(bad)}"):
+            run_jobs(fail_in, [(n, bad) for n in range(6)], workers=2, order=order,
+                     on_result=lambda index, _: seen.append(index))
+        assert seen == list(range(min(bad)))
+        seen.clear()
+    assert multiprocessing.active_children() == []
+
+
+def test_longest_first_and_orders_that_are_not_one_of_each_job_are_refused():
+    assert longest_first([1.0, 3.0, 2.0, 3.0]) == [1, 3, 2, 0]
+    assert longest_first([]) == []
+    for bad in ([0, 1], [0, 1, 1], [0, 1, 3]):
+        with pytest.raises(SettingError, match="order must hold each job's index"):
+            run_jobs(fail_in, [(n, ()) for n in range(3)], workers=2, order=bad)
+    assert run_calls([(fail_in, (n, ())) for n in range(3)], workers=1, order=[2, 1, 0])[2][0] == 2
+
+
+@forks
 def test_jobs_that_run_jobs_run_them_in_their_own_worker():
     for n, inner in zip((1, 5), run_jobs(nested, [(1,), (5,)], workers=2), strict=True):
         assert [r[0] for r in inner] == [n * n, (n + 1) ** 2]
@@ -218,6 +254,27 @@ def test_a_learning_curve_gives_the_same_rows_on_two_workers_as_one_by_one():
                                                           for seed in (1, 2)]
     assert max(r["f1"] for r in rows[1]) > 0.3  # the taggers learned something: their labels are worth comparing
     assert same_rows(rows[1], rows[2])
+
+
+@forks
+def test_counts_by_input_runs_in_one_call_what_two_calls_run():
+    data = toy_ner(1)
+    elmo = train_elmo(from_sentences([list(s.words) for s in data.train]), ElmoConfig(**TINY_ELMO, epochs=1),
+                      progress=False)
+    config = TaggerConfig(epochs=3, evaluations=1, word_dim=16, hidden_dim=16, device="cpu")
+    both = learning_curve(data, ["learned", "elmo", "elmo-finetuned"], [30, 60], [1, 2], data.dev, data.test,
+                          elmo=elmo, config=config, workers=2, counts_by_input={"elmo-finetuned": [30]})
+    apart = (learning_curve(data, ["learned", "elmo"], [30, 60], [1, 2], data.dev, data.test, elmo=elmo,
+                            config=config, workers=1)
+             + learning_curve(data, ["elmo-finetuned"], [30], [1, 2], data.dev, data.test, elmo=elmo, config=config,
+                              workers=1))
+    assert [(r["input"], r["labels"], r["seed"]) for r in both] == [
+        (name, count, seed) for name, counts in (("learned", [30, 60]), ("elmo", [30, 60]), ("elmo-finetuned", [30]))
+        for count in counts for seed in (1, 2)]
+    assert same_rows(both, apart)
+    with pytest.raises(SettingError, match="counts_by_input names inputs that are not run: glove"):
+        learning_curve(data, ["learned"], [30], [1], data.dev, data.test, config=config,
+                       counts_by_input={"glove": [30]})
 
 
 def toy_reviews(count, rng):

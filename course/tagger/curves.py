@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..parallel import run_jobs
+from ..errors import SettingError
+from ..parallel import longest_first, run_jobs
 from ..tasks.ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
 from .config import TaggerConfig
 from .inputs import ElmoFeatures
@@ -50,7 +51,8 @@ def unseen_entity_scores(test: Sequence[TaggedSentence], predicted, known_words:
 def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int],
                    dev: Sequence[TaggedSentence], test: Sequence[TaggedSentence], vectors: dict | None = None,
                    elmo=None, config: TaggerConfig = TaggerConfig(), on_run: Callable[[dict], None] | None = None,
-                   bert=None, workers: int | None = None) -> list[dict]:
+                   bert=None, workers: int | None = None, longest_first_order: bool = True,
+                   counts_by_input: dict[str, Sequence[int | str]] | None = None) -> list[dict]:
     """Train and measure a tagger for every input, count and seed.
 
     Args:
@@ -66,6 +68,10 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         on_run: called with each row, in the order of the runs, as it is done (to print progress).
         workers: runs at once, each in a process of its own (None: every core;
             :func:`course.parallel.run_jobs`); the rows are the same for any number.
+        counts_by_input: the counts of some inputs, in place of ``counts`` (notebook 09 fine-tunes the
+            biLM at its fewest labels only): one call runs them all, so the workers share every run.
+        longest_first_order: hand the workers the fine-tuning runs first, then the runs with more labels
+            (False: in the rows' order); the rows are the same either way, only the wait differs.
 
     Returns:
         One dict per run, input by input, then count, then seed: ``input``, ``labels`` (sentences),
@@ -73,15 +79,26 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         ``best_epoch``, ``seconds``, ``mix_weights`` (a list, ELMo inputs only), ``predicted`` (the
         test labels).
     """
-    runs = [(name, count, seed) for name in inputs for count in counts for seed in seeds]
+    strays = sorted(set(counts_by_input or {}) - set(inputs))
+    if strays:
+        raise SettingError(f"counts_by_input names inputs that are not run: {', '.join(strays)} (inputs: "
+                           f"{', '.join(inputs)})")
+    counts_of = {name: (counts_by_input or {}).get(name, counts) for name in inputs}
+    runs = [(name, count, seed) for name in inputs for count in counts_of[name] for seed in seeds]
     features = {kind: ElmoFeatures(network) for kind, network in (("elmo", elmo), ("bert", bert))
                 if network is not None and kind in inputs}
-    for kept in features.values():
-        kept.add([s.words for count in counts for seed in seeds for s in data.training_sentences(count, seed=seed)]
+    for kind, kept in features.items():
+        kept.add([s.words for count in counts_of[kind] for seed in seeds
+                  for s in data.training_sentences(count, seed=seed)]
                  + [s.words for s in dev] + [s.words for s in test])
     jobs = [(data, name, count, seed, dev, test, (vectors or {}).get(name), elmo, config, features.get(name), bert)
             for name, count, seed in runs]
-    return run_jobs(tagger_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
+    # fine-tuning a network takes several times as long as a frozen input (notebook 09: about 70 s against
+    # 5-10 s per tagger), so those runs go first, and no core is left alone with them at the end
+    costs = [(name.endswith("-finetuned"), len(data.train) if count == "all" else int(count))
+             for name, count, _ in runs]
+    return run_jobs(tagger_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row),
+                    order=longest_first(costs) if longest_first_order else None)
 
 
 def tagger_run(data: NerData, name: str, count: int | str, seed: int, dev: Sequence[TaggedSentence],
