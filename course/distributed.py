@@ -130,7 +130,10 @@ def start(device: torch.device) -> World:
                                f"GPUs: give --nproc_per_node {torch.cuda.device_count()} or fewer")
         torch.cuda.set_device(world.local_rank)
     if not torch.distributed.is_initialized():
-        torch.distributed.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+        if device.type == "cuda":  # NCCL bound to this process's GPU: no guessing it from the rank
+            torch.distributed.init_process_group(backend="nccl", device_id=torch.device("cuda", world.local_rank))
+        else:
+            torch.distributed.init_process_group(backend="gloo")
     return world
 
 

@@ -48,8 +48,9 @@ def test_bad_settings_and_outputs_are_refused_in_one_line_before_any_work(tmp_pa
     cases = [
         (["train", "word2vec", *train, "--sample", "inf"], "sample must be a number >= 0, got inf"),
         (["train", "word2vec", *train, "--lr", "inf"], "both finite, got lr=inf"),
-        (["train", "word2vec", *train, "--dim", "1000000000"], "1,000,000,000 dimensions would need about"),
-        (["train", "glove", *train, "--dim", "1000000000"], "1,000,000,000 dimensions would need about"),
+        # 7 words of 1e11 dimensions: 5,600 GB, more than any machine's memory (1e9 fits in 128 GB)
+        (["train", "word2vec", *train, "--dim", "100000000000"], "100,000,000,000 dimensions would need about"),
+        (["train", "glove", *train, "--dim", "100000000000"], "100,000,000,000 dimensions would need about"),
         (["train", "word2vec", *train, "--resume"], "--resume needs --checkpoint FILE"),
         (["train", "glove", *train, "--resume"], "--resume needs --checkpoint FILE"),
         (["train", "word2vec", *train, "--checkpoint", str(tmp_path)], "is a folder: give a file name for the "

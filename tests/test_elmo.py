@@ -234,6 +234,28 @@ def test_checkpoint_resume_continues_to_the_same_loss(tmp_path):
         train_elmo(corpus, other, progress=False, checkpoint=path, resume=True)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_run_resumed_on_cuda_draws_the_dropout_of_the_uninterrupted_one(tmp_path):
+    # the checkpoint carries CUDA's generator; the control resumes from a copy without it, so that its
+    # dropout masks after step 10 are other draws
+    corpus, config = toy_corpus(80), replace(TINY, device="cuda", precision="fp32", dropout=0.3)
+    whole = train_elmo(corpus, config, progress=False)
+    path, control = tmp_path / "elmo.ckpt", tmp_path / "without-cuda-rng.ckpt"
+    train_elmo(corpus, config, progress=False, checkpoint=path, max_steps=10)
+    payload = torch.load(path, map_location="cpu", weights_only=True)
+    assert payload["cuda_rng"] is not None
+    torch.save({**payload, "cuda_rng": None}, control)
+    resumed = train_elmo(corpus, config, progress=False, checkpoint=path, resume=True)
+    drawn_afresh = train_elmo(corpus, config, progress=False, checkpoint=control, resume=True)
+    assert resumed.state.step == whole.state.step and resumed.state.finished
+    # CUDA's atomic sums (the embeddings' gradients) may add in another order: float32 rounding, not 1e-5
+    assert resumed.state.history[-1]["loss"] == pytest.approx(whole.state.history[-1]["loss"], rel=1e-4)
+    for a, b in zip(whole.bilm.parameters(), resumed.bilm.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-5)
+    assert any(not torch.allclose(a, b, rtol=1e-3, atol=1e-5)  # the tolerance tells other draws apart
+               for a, b in zip(whole.bilm.parameters(), drawn_afresh.bilm.parameters(), strict=True))
+
+
 def noise_corpus(num_sentences=60):
     """Six words drawn at random from twelve: nothing to learn but the training sentences themselves,
     so a biLM that fits them well does worse on held-out ones (held-out perplexity rises)."""
