@@ -443,3 +443,36 @@ def test_index_opens_with_the_claims_table(tmp_path):
     failed = write_index([], tmp_path, "smoke", reason).read_text(encoding="utf-8")
     assert "The claims could not be measured: build/models/smoke holds no trained models" in failed
     assert "For teachers" in failed
+
+
+def test_a_given_biLM_is_probed_and_the_builds_own_is_compared_with_counting(tmp_path, monkeypatch, smoke_build,
+                                                                           measured):
+    import shutil
+
+    from course.claims import SMOKE_SENTENCES
+    from course.elmo import ElmoConfig, train_elmo
+    from course.text.corpus import from_sentences, load_corpus
+
+    tiny = ElmoConfig(min_count=2, max_characters=12, char_dim=4, filters=((1, 4), (2, 4), (3, 8)), projection_dim=8,
+                      lstm_dim=16, epochs=1, batch_tokens=800, softmax="full", device="cpu", threads=1, seed=7)
+    sentences = list(load_corpus("peoples-daily-zh", progress=False).head(2 * SMOKE_SENTENCES))[SMOKE_SENTENCES:]
+    given = train_elmo(from_sentences(sentences, name="other", language="zh"), tiny,
+                       progress=False).save(tmp_path / "given-zh.pt")
+    shutil.copytree(smoke_build / "models", tmp_path / "build" / "models")
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("COURSE_ELMO_ZH", str(given))
+    rows = {row.claim: row for row in measure_claims("smoke", notebooks=("07",))}
+    before = {row.claim: row for row in measured}
+    counting, senses = (f"{claim} (peoples-daily-zh)" for claim in
+                        ("A neural language model beats counting", "Contextual vectors separate word senses beyond "
+                                                                   "every control"))
+    assert rows[counting] == before[counting]  # the build's own biLM against Kneser-Ney, as without the given one
+    assert rows[senses].verdict in (HOLDS, FAILS) and rows[senses].measurement != before[senses].measurement
+    english = "Contextual vectors separate word senses beyond every control (wiki-en)"
+    assert rows[english] == before[english]  # COURSE_ELMO_ZH leaves the English biLM alone
+
+    (tmp_path / "build" / "models" / "smoke" / "elmo-cpu-peoples-daily-zh.pt").unlink()
+    rows = {row.claim: row for row in measure_claims("smoke", notebooks=("07",))}
+    assert rows[counting].verdict.startswith("not measured: no ") and f"the biLM {given} stands in for it, " \
+        "trained on other text than the bigram's" in rows[counting].verdict
+    assert rows[senses].verdict in (HOLDS, FAILS)

@@ -572,3 +572,38 @@ def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
            "again" in note and "device" not in note
     np.testing.assert_array_equal(again.embed(sentence)[0], trained.embed(sentence)[0])
     assert Elmo.load(path).config.dropout == trained.config.dropout
+
+
+def test_a_given_biLM_stands_in_for_the_course_one_of_its_language(tmp_path, monkeypatch, capsys):
+    from course.elmo import course_elmo
+    from course.elmo.course_models import given_file, model_path
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.delenv("COURSE_ELMO_EN", raising=False)
+    monkeypatch.delenv("COURSE_ELMO_ZH", raising=False)
+    english = from_sentences([s for s in toy_corpus(80)], name="toy")  # letters a-z, as most of wiki-en's
+    given = train_elmo(english, replace(TINY, epochs=1), progress=False).save(tmp_path / "larger.pt")
+    monkeypatch.setenv("COURSE_ELMO_EN", str(given))
+    assert given_file("wiki-en") == given and given_file("peoples-daily-zh") is None
+    first = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    again = course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    notes = capsys.readouterr().err.splitlines()
+    assert len(notes) == 1 and notes[0].startswith(f"note: the biLM for wiki-en is {given} (COURSE_ELMO_EN: ")
+    assert first.words.words == again.words.words == Elmo.load(given).words.words
+    assert not model_path("wiki-en", "smoke").exists()  # nothing trained, nothing written
+    own = course_elmo("wiki-en", "smoke", progress=False, device="cpu", given=False)  # notebook 06 trains its own
+    assert model_path("wiki-en", "smoke").is_file() and own.words.words != first.words.words
+
+    chinese = from_sentences([["天气", "很", "好"], ["我们", "去", "公园"]] * 30, name="toy-zh", language="zh")
+    monkeypatch.setenv("COURSE_ELMO_EN", str(train_elmo(chinese, replace(TINY, epochs=1), progress=False)
+                                             .save(tmp_path / "chinese.pt")))
+    with pytest.raises(SettingError, match=r"COURSE_ELMO_EN=.*chinese.pt is a biLM that reads 0.0% of the "
+                                           r"characters of wiki-en .at least 50% needed.: it was trained on another"):
+        course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    monkeypatch.setenv("COURSE_ELMO_EN", str(tmp_path / "missing.pt"))
+    with pytest.raises(SettingError, match=r"COURSE_ELMO_EN=.*missing.pt names no file: .* or unset COURSE_ELMO_EN"):
+        course_elmo("wiki-en", "smoke", progress=False, device="cpu")
+    (tmp_path / "not-a-model.pt").write_bytes(b"not a model")
+    monkeypatch.setenv("COURSE_ELMO_EN", str(tmp_path / "not-a-model.pt"))
+    with pytest.raises(ModelFileError):
+        course_elmo("wiki-en", "smoke", progress=False, device="cpu")

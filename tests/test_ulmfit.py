@@ -360,3 +360,23 @@ def test_lm_fine_tuning_measures_every_eval_every_steps_and_after_the_last_epoch
     assert forward_perplexity(tuned, heldout) == pytest.approx(state.best["perplexity"], rel=1e-6)
     with pytest.raises(SettingError, match="eval_every"):
         LanguageModelConfig(eval_every=0)
+
+
+def test_stage_two_from_a_given_biLM_is_kept_apart_from_the_course_ones(tmp_path, monkeypatch):
+    from course.text.corpus import load_corpus
+    from course.ulmfit.course_models import course_review_lm, review_lm_path
+
+    daily = load_corpus("peoples-daily-zh", progress=False).head(300)
+    given = train_elmo(daily, ElmoConfig(**TINY, epochs=1), progress=False).save(tmp_path / "given-zh.pt")
+    other = train_elmo(daily, ElmoConfig(**TINY, epochs=1, seed=2), progress=False).save(tmp_path / "other-zh.pt")
+    assert len({review_lm_path("smoke"), review_lm_path("smoke", given), review_lm_path("smoke", other)}) == 3
+    assert review_lm_path("smoke", given) == review_lm_path("smoke", given)
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("COURSE_ELMO_ZH", str(given))
+    tuned = course_review_lm(review_data(), "smoke", progress=False, device="cpu")
+    path = review_lm_path("smoke", given)
+    assert path.is_file() and not review_lm_path("smoke").exists()
+    assert tuned.words.words == Elmo.load(given).words.words  # fine-tuned from the given biLM
+    written = path.stat().st_mtime_ns
+    again = course_review_lm(review_data(), "smoke", progress=False, device="cpu")  # loaded, not trained again
+    assert path.stat().st_mtime_ns == written and again.state.step == tuned.state.step

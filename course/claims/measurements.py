@@ -293,7 +293,8 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         ModelFileError: the folder holds none of the files a build saves (nothing was built).
     """
     from ..devices import resolve_device
-    from ..elmo import Elmo
+    from ..elmo import Elmo, course_elmo
+    from ..elmo.course_models import given_file
 
     resolve_device(device)  # no CUDA: say so at once, not only when a model is loaded
     profile = resolve_profile(profile)
@@ -324,18 +325,26 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
             figures = _skipgram_static(skipgram, probes)
             if figures is not None:
                 static[f"skip-gram ({corpus_name})"] = figures
+        own = None  # the build's biLM: the language model row compares it with counting on its own corpus
         try:
-            if not path.is_file():
-                raise ModelFileError(f"no {_shown(path)}: {_remedy(profile)} (notebook {notebook} saves it)")
-            say(f"loading {_shown(path)} ...")
-            model = models[corpus_name] = Elmo.load(path, device=device)
+            given = given_file(corpus_name)  # a biLM of real size in its place, for the probes (COURSE_ELMO_EN/_ZH)
+            if given is None or path.is_file():
+                if not path.is_file():
+                    raise ModelFileError(f"no {_shown(path)}: {_remedy(profile)} (notebook {notebook} saves it)")
+                say(f"loading {_shown(path)} ...")
+                own = Elmo.load(path, device=device)
+            model = models[corpus_name] = own if given is None else course_elmo(corpus_name, profile, device=device)
         except CourseError as exc:
             language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name], str(exc)))
             sense_rows.append(not_measured(f"{SENSES} ({corpus_name})", "07", str(exc)))
             continue
         try:
             if wanted(LM_NOTEBOOK[corpus_name]):
-                language_rows.append(_language_model_row(corpus_name, model, profile, say))
+                language_rows.append(
+                    _language_model_row(corpus_name, own, profile, say) if own is not None else
+                    not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name],
+                                 f"no {_shown(path)}: the biLM {given} stands in for it, trained on other text "
+                                 f"than the bigram's, so there is no like-for-like comparison with counting"))
         except CourseError as exc:  # the corpus could not be read
             language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name], str(exc)))
         if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")
