@@ -56,6 +56,24 @@ class NotebookRun:
     ideas: list[str] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
     student: Path | None = None
+    cpu_seconds: float | None = None  # processor time of the run, every process it started included
+
+
+def cpu_seconds() -> float | None:
+    """Processor seconds (user and system) this process and its finished children have used so far, or
+    None where the system does not count them. A notebook's kernel, and every process it forks, is a
+    finished child once the notebook has run: the difference around a run is the run's processor time."""
+    try:
+        import resource
+    except ImportError:  # not a Unix
+        return None
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(usage.ru_utime + usage.ru_stime for usage in used)
+
+
+def _used_since(before: float | None) -> float | None:
+    after = cpu_seconds()
+    return None if before is None or after is None else after - before
 
 
 def notebook_paths(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
@@ -151,7 +169,7 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
 
     executed = out / "notebooks" / source.name
     error = None
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), cpu_seconds()
     previous = {name: os.environ.get(name) for name in ("COURSE_PROFILE", "COURSE_EDITION")}
     os.environ["COURSE_PROFILE"] = profile  # the kernel inherits them, for code that reads them directly
     os.environ["COURSE_EDITION"] = edition
@@ -168,9 +186,10 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-        seconds = time.perf_counter() - start
+        seconds, used = time.perf_counter() - start, _used_since(processor)
         if not output.is_file() or output.stat().st_size == 0:
-            return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output")
+            return NotebookRun(source.stem, source.stem, seconds, executed, None, error=error or "no output",
+                               cpu_seconds=used)
         notebook = nbformat.read(output, as_version=4)
     if isinstance(notebook.metadata.get("papermill"), dict):
         notebook.metadata["papermill"]["output_path"] = str(executed)
@@ -182,7 +201,7 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
     with atomic_path(page) as temporary:
         temporary.write_text(body, encoding="utf-8")
     return NotebookRun(source.stem, _title(notebook) or source.stem, seconds, executed, page, figures, headlines,
-                       error)
+                       error, cpu_seconds=used)
 
 
 def build_course(profile: str | None = None, out: Path | None = None, notebooks: Path | None = None,
@@ -210,31 +229,49 @@ FULL_TOTAL_BUDGET = 45 * 60
 NOTEBOOK_LIMIT = 10 * 60
 
 
-def budget_lines(seconds: dict[str, float], profile: str) -> list[str]:
+def budget_lines(seconds: dict[str, float], profile: str, cpu: dict[str, float | None] | None = None,
+                 cores: int | None = None) -> list[str]:
     """The build's times beside their budgets, one line per notebook (keyed by its ``NN_`` stem, or
-    ``"claims"``) and one for the total. Budgets hold for the full profile; other profiles get the times."""
+    ``"claims"``) and one for the total. Budgets hold for the full profile; other profiles get the times.
+
+    ``cpu``: each one's processor seconds (:func:`cpu_seconds`), where known. Each line then says how many
+    cores were busy on average (processor time over wall time), and a last line what the whole would take
+    with all ``cores`` busy throughout: the least that running the same work in another order could give."""
     def minutes(value: float) -> str:
         return f"{value / 60:5.1f} min"
 
+    cpu = {name: used for name, used in (cpu or {}).items() if used is not None and name in seconds}
+
+    def busy(name: str) -> str:
+        return f"{cpu[name] / seconds[name]:5.2f}" if name in cpu and seconds[name] > 0 else ""
+
     budgets = FULL_BUDGETS if profile == "full" else {}
-    lines, over = [f"{'':<34} {'time':>9}   {'budget' if budgets else '':>9}".rstrip()], 0
+    header = f"{'':<34} {'time':>9}   {'budget' if budgets else '':>9}"
+    lines, over = [(header + ("   cores busy" if cpu else "")).rstrip()], 0
+    width = 13 if cpu else 0
     for name, taken in seconds.items():
         budget = budgets.get(name.split("_", 1)[0])
         verdict = "" if budget is None else ("ok" if taken <= budget else f"OVER by {minutes(taken - budget)}")
         over += budget is not None and taken > budget
-        lines.append(f"{name:<34} {minutes(taken)}   {minutes(budget) if budget else '':>9}   {verdict}".rstrip())
+        lines.append(f"{name:<34} {minutes(taken)}   {minutes(budget) if budget else '':>9}{busy(name):>{width}}   "
+                     f"{verdict}".rstrip())
     total = sum(seconds.values())
+    whole_cpu = sum(cpu.values()) if len(cpu) == len(seconds) else None
+    total_busy = f"{whole_cpu / total:5.2f}" if whole_cpu is not None and total > 0 else ""
     if budgets:
         whole = len([n for n in seconds if n.split("_", 1)[0] in budgets]) == len(budgets)
         limit = FULL_TOTAL_BUDGET if whole else sum(budgets.get(n.split("_", 1)[0], 0) for n in seconds)
         verdict = "ok" if total <= limit else f"OVER by {minutes(total - limit)}"
-        lines.append(f"{'total' if whole else 'total (these notebooks)':<34} {minutes(total)}   {minutes(limit)}   "
-                     f"{verdict}")
+        lines.append(f"{'total' if whole else 'total (these notebooks)':<34} {minutes(total)}   {minutes(limit)}"
+                     f"{total_busy:>{width}}   {verdict}")
         lines += [f"{name} took more than {NOTEBOOK_LIMIT // 60} minutes" for name, taken in seconds.items()
                   if taken > NOTEBOOK_LIMIT]
         lines.append(f"{over} of {len(seconds)} over budget (budgets: a build from nothing on two CPU cores)")
     else:
-        lines.append(f"{'total':<34} {minutes(total)}")
+        lines.append(f"{'total':<34} {minutes(total)}   {'':>9}{total_busy:>{width}}".rstrip())
+    if whole_cpu is not None and cores:
+        lines.append(f"{whole_cpu / 60:.1f} min of processor time: with all {cores} cores busy throughout, "
+                     f"at least {minutes(whole_cpu / cores).strip()}")
     return lines
 
 
@@ -250,11 +287,14 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
         run.student = students.get(source.name)
         runs.append(run)
-    start = time.perf_counter()
+    start, processor = time.perf_counter(), cpu_seconds()
     claims = measure_build_claims(profile, edition)
     times = {run.name: run.seconds for run in runs} | {"claims": time.perf_counter() - start}
+    cpu = {run.name: run.cpu_seconds for run in runs} | {"claims": _used_since(processor)}
     write_index(runs, out, profile, claims, edition)
-    summary = [{"notebook": r.name, "seconds": round(r.seconds, 1), "error": r.error, "ideas": r.ideas,
+    summary = [{"notebook": r.name, "seconds": round(r.seconds, 1),
+                "cpu_seconds": None if r.cpu_seconds is None else round(r.cpu_seconds, 1), "error": r.error,
+                "ideas": r.ideas,
                 "budget": FULL_BUDGETS.get(r.name.split("_", 1)[0]) if profile == "full" else None,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
                 "headlines": r.headlines} for r in runs]
@@ -266,7 +306,9 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                                         indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
     print(f"machine: {machine}", flush=True)  # the times and the claims' last digits are this machine's
-    print("\n".join(budget_lines(times, profile)), flush=True)
+    from ..parallel import available_cores
+
+    print("\n".join(budget_lines(times, profile, cpu, available_cores())), flush=True)
     return runs
 
 
