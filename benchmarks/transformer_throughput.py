@@ -6,7 +6,8 @@ about the same size, against sentence length, one table.
                                                 [--precision fp32|bf16] [--body] [--json FILE]
 
 Each cell is the median over ``--repeats`` timed training steps (forward, backward, clipping, the
-optimizer's update; one untimed step first) on random batches of ``--batch-tokens`` words made of
+optimizer's update; one untimed step first; the two networks' steps in turn, one of each back to back,
+so that both are timed under the same load) on random batches of ``--batch-tokens`` words made of
 sentences of exactly that many words (see :mod:`course.transformer.throughput` for the two
 networks: the ``cpu`` ELMo preset's biLM, 3.4 million weights, and a causal Transformer of 3.5
 million). The last column is the Transformer's tokens/s over the LSTM's. On the CPU the table is
@@ -45,9 +46,8 @@ def main() -> None:
     threads = args.threads if args.device == "cpu" else [1]
     for softmax in (True, False) if args.body else (True,):
         for count in threads:
-            for kind in ("lstm", "transformer"):
-                rows += training_throughput(kind, args.lengths, args.batch_tokens, args.repeats, args.device, count,
-                                            precision=args.precision, softmax=softmax)
+            rows += training_throughput(("lstm", "transformer"), args.lengths, args.batch_tokens, args.repeats,
+                                        args.device, count, precision=args.precision, softmax=softmax)
     print(f"{platform.processor() or platform.machine()}, device {rows[0]['device']}, {args.precision}, batches of "
           f"{args.batch_tokens:,} words, median of {args.repeats} steps; weights: LSTM biLM "
           f"{parameter_count('lstm'):,}, Transformer {parameter_count('transformer'):,}")

@@ -679,3 +679,45 @@ def test_training_throughput_gives_sane_rows_for_tiny_models():
     body = training_throughput("transformer", [4], batch_tokens=16, repeats=1, size="tiny", vocab_size=40,
                                softmax=False)
     assert body[0]["softmax"] is False and median_table(body)[0]["softmax"] is False
+
+
+def test_paired_timing_keeps_the_ratio_when_the_machine_slows_down_halfway(monkeypatch):
+    """A machine three times slower from halfway on: timed one kind after the other, the Transformer is
+    timed on the slow machine and looks slower than the LSTM; timed in pairs, every repeat gives the
+    true ratio, and the speed claim holds with no spread."""
+    from types import SimpleNamespace
+
+    from course.claims.experiments import speed_claim
+    from course.transformer import throughput
+
+    cost = {"lstm": 2.0, "transformer": 1.0}  # seconds of a step on the fast machine: the Transformer twice as fast
+    clock = {"now": 0.0, "steps": 0, "slow_after": 0}
+
+    def step(kind, *args):
+        clock["steps"] += 1
+        clock["now"] += cost[kind] * (3.0 if clock["steps"] > clock["slow_after"] else 1.0)
+
+    monkeypatch.setattr(throughput, "_step", step)
+    monkeypatch.setattr(throughput, "time", SimpleNamespace(perf_counter=lambda: clock["now"]))
+
+    def timed(kinds_in_turn):
+        clock.update(now=0.0, steps=0, slow_after=20)  # 2 lengths x (1 + 4) steps x 2 kinds = 40 steps
+        rows = []
+        for kinds in kinds_in_turn:
+            for softmax in (True, False):
+                rows += [dict(row) for row in throughput.training_throughput(
+                    kinds, [4, 8], batch_tokens=16, repeats=4, size="tiny", vocab_size=40, softmax=softmax)]
+        return rows
+
+    paired = timed([("lstm", "transformer")])
+    assert [r["model"] for r in paired[:4]] == ["lstm", "transformer", "transformer", "lstm"]  # the first alternates
+    ratios = [t["tokens_per_second"] / s["tokens_per_second"] for t in paired if t["model"] == "transformer"
+              for s in paired if s["model"] == "lstm" and (s["length"], s["repeat"], s["softmax"])
+              == (t["length"], t["repeat"], t["softmax"])]
+    assert len(ratios) == 16 and ratios == pytest.approx([2.0] * 16)
+    claim = speed_claim(paired)
+    assert claim.margin == pytest.approx(1.0) and claim.spread == pytest.approx(0.0) and claim.verdict == "holds"
+    one_after_the_other = timed(["lstm", "transformer"])
+    assert speed_claim(one_after_the_other).verdict != "holds"
+    with pytest.raises(SettingError, match="each kind once"):
+        throughput.training_throughput(("lstm", "lstm"), [4], size="tiny")

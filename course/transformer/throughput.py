@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -134,14 +135,19 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def training_throughput(model_kind: str, lengths=(8, 16, 32, 64, 128), batch_tokens: int = 2_000,
+def training_throughput(model_kind: str | Sequence[str], lengths=(8, 16, 32, 64, 128), batch_tokens: int = 2_000,
                         repeats: int = 3, device: str = "cpu", threads: int = 1, size: str = "cpu",
                         vocab_size: int = VOCAB_SIZE, precision: str = "fp32", warmup: int = 1,
                         seed: int = 1, softmax: bool = True) -> list[dict]:
-    """Time training steps of one kind of network at each sentence length.
+    """Time training steps of one kind of network, or of several in turn, at each sentence length.
+
+    Several kinds (``("lstm", "transformer")``) are timed in pairs: at each length and repeat one step of
+    each, back to back, the first of the pair alternating from repeat to repeat, so that a change in the
+    machine's speed (another job, the clock) touches both networks alike and each repeat's ratio compares
+    steps taken seconds apart. Each kind draws the same batches and weights as when timed alone.
 
     Args:
-        model_kind: ``"lstm"`` (ELMo's biLM) or ``"transformer"``.
+        model_kind: ``"lstm"`` (ELMo's biLM) or ``"transformer"``, or a sequence of them.
         lengths: words per sentence (every sentence of a batch has exactly that many, plus
             ``<bos>`` and ``<eos>``).
         batch_tokens: words per batch: ``max(1, batch_tokens // length)`` sentences.
@@ -155,15 +161,18 @@ def training_throughput(model_kind: str, lengths=(8, 16, 32, 64, 128), batch_tok
             one is cheaper per word than the Transformer's full tied one).
 
     Returns:
-        One plain dict per timed step: ``model``, ``length``, ``repeat``, ``sentences``, ``tokens``
-        (words in the batch), ``seconds``, ``tokens_per_second``, ``parameters``, ``device``,
-        ``threads``, ``precision``, ``softmax``.
+        One plain dict per timed step, in the order they were taken: ``model``, ``length``, ``repeat``,
+        ``sentences``, ``tokens`` (words in the batch), ``seconds``, ``tokens_per_second``, ``parameters``,
+        ``device``, ``threads``, ``precision``, ``softmax``.
 
     Raises:
         SettingError: an unknown model kind or size, no lengths, a length below 1, or a
             non-positive number of repeats or batch tokens.
     """
+    kinds = [model_kind] if isinstance(model_kind, str) else list(model_kind)
     lengths = [int(length) for length in lengths]
+    if not kinds or len(set(kinds)) != len(kinds):
+        raise SettingError(f"model_kind must name each kind once, got {model_kind!r}")
     if not lengths or min(lengths) < 1:
         raise SettingError(f"lengths must be at least 1 word each, got {lengths}")
     if repeats < 1 or batch_tokens < 1 or warmup < 0:
@@ -172,30 +181,46 @@ def training_throughput(model_kind: str, lengths=(8, 16, 32, 64, 128), batch_tok
     if precision not in ("fp32", "bf16"):
         raise SettingError(f"precision must be fp32 or bf16, got {precision!r}")
     where = resolve_device(device)
-    network = build_network(model_kind, size, vocab_size, max(lengths), seed).to(where).train()
-    parameters = sum(p.numel() for p in network.parameters())
-    optimizer_class = torch.optim.AdamW if model_kind == "transformer" else torch.optim.Adam
-    optimizer = optimizer_class(network.parameters(), lr=1e-4)
-    config = lstm_config(size) if model_kind == "lstm" else None
-    batches = _Batches(vocab_size, config.max_characters if config else 20, seed)
+    timers = {kind: _Timer(kind, size, vocab_size, max(lengths), seed, where) for kind in kinds}
     rows = []
     with cpu_threads(where, threads):
         for length in lengths:
             sentences = max(1, batch_tokens // length)
             for repeat in range(-warmup, repeats):
-                batch = batches.batch(model_kind, sentences, length, where)
-                _synchronize(where)
-                start = time.perf_counter()
-                _step(model_kind, network, optimizer, batch, where, precision, softmax)
-                _synchronize(where)
-                seconds = time.perf_counter() - start
-                if repeat >= 0:
-                    rows.append({"model": model_kind, "length": length, "repeat": repeat, "sentences": sentences,
-                                 "tokens": sentences * length, "seconds": seconds,
-                                 "tokens_per_second": sentences * length / seconds, "parameters": parameters,
-                                 "device": str(where), "threads": threads if where.type == "cpu" else None,
-                                 "precision": precision, "softmax": softmax})
+                for kind in kinds if repeat % 2 == 0 else kinds[::-1]:
+                    timer = timers[kind]
+                    seconds = timer.step(sentences, length, precision, softmax)
+                    if repeat >= 0:
+                        rows.append({"model": kind, "length": length, "repeat": repeat, "sentences": sentences,
+                                     "tokens": sentences * length, "seconds": seconds,
+                                     "tokens_per_second": sentences * length / seconds,
+                                     "parameters": timer.parameters, "device": str(where),
+                                     "threads": threads if where.type == "cpu" else None,
+                                     "precision": precision, "softmax": softmax})
     return rows
+
+
+class _Timer:
+    """One kind of network with its optimizer and its own stream of batches, timing one step at a time."""
+
+    def __init__(self, model_kind: str, size: str, vocab_size: int, max_length: int, seed: int,
+                 device: torch.device):
+        self.kind, self.device = model_kind, device
+        self.network = build_network(model_kind, size, vocab_size, max_length, seed).to(device).train()
+        self.parameters = sum(p.numel() for p in self.network.parameters())
+        optimizer_class = torch.optim.AdamW if model_kind == "transformer" else torch.optim.Adam
+        self.optimizer = optimizer_class(self.network.parameters(), lr=1e-4)
+        config = lstm_config(size) if model_kind == "lstm" else None
+        self.batches = _Batches(vocab_size, config.max_characters if config else 20, seed)
+
+    def step(self, sentences: int, length: int, precision: str, softmax: bool) -> float:
+        """Seconds of one training step on a fresh batch (its making not timed)."""
+        batch = self.batches.batch(self.kind, sentences, length, self.device)
+        _synchronize(self.device)
+        start = time.perf_counter()
+        _step(self.kind, self.network, self.optimizer, batch, self.device, precision, softmax)
+        _synchronize(self.device)
+        return time.perf_counter() - start
 
 
 def median_table(rows: list[dict]) -> list[dict]:
