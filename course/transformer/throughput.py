@@ -144,7 +144,7 @@ def training_throughput(model_kind: str | Sequence[str], lengths=(8, 16, 32, 64,
     Several kinds (``("lstm", "transformer")``) are timed in pairs: at each length and repeat one step of
     each, back to back, the first of the pair alternating from repeat to repeat, so that a change in the
     machine's speed (another job, the clock) touches both networks alike and each repeat's ratio compares
-    steps taken seconds apart. Each kind draws the same batches and weights as when timed alone.
+    steps taken seconds apart. Each kind draws the same batches and starting weights as when timed alone.
 
     Args:
         model_kind: ``"lstm"`` (ELMo's biLM) or ``"transformer"``, or a sequence of them.
