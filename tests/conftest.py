@@ -1,3 +1,7 @@
+import http.server
+import threading
+from functools import partial
+
 import pytest
 
 from course.runtime import setup_cpu
@@ -27,6 +31,39 @@ def private_cache(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     monkeypatch.setenv("COURSE_CACHE", str(cache))
     return cache
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder without logging, and records each path asked for (``QuietHandler.requests``)."""
+
+    requests: list[str] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        QuietHandler.requests.append(self.path)
+        super().do_GET()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """A real HTTP server on 127.0.0.1 serving the test's folder ``www``: ``(folder, base URL)``."""
+    root = tmp_path / "www"
+    root.mkdir()
+    QuietHandler.requests.clear()
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def requests_seen(server) -> list[str]:
+    """The paths :func:`server` has been asked for, in order (a list the test may clear)."""
+    return QuietHandler.requests
 
 
 def assert_one_line_error(result, *fragments):

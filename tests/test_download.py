@@ -1,41 +1,15 @@
 """Downloads against a real HTTP server on 127.0.0.1 serving files the tests make."""
 
 import hashlib
-import http.server
 import io
 import threading
 import zipfile
-from functools import partial
 
 import pytest
 
 from course.errors import ChecksumError, DownloadError
 from course.text import corpus as corpus_module
 from course.text.download import RemoteFile, fetch, sha256_of
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    requests: list[str] = []
-
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        _QuietHandler.requests.append(self.path)
-        super().do_GET()
-
-
-@pytest.fixture
-def server(tmp_path):
-    root = tmp_path / "www"
-    root.mkdir()
-    _QuietHandler.requests = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(root)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -46,7 +20,7 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def test_fetch_verifies_and_caches(server, tmp_path):
+def test_fetch_verifies_and_caches(server, tmp_path, requests_seen):
     root, url = server
     payload = b"hello world\n" * 1000
     (root / "file.bin").write_bytes(payload)
@@ -54,7 +28,7 @@ def test_fetch_verifies_and_caches(server, tmp_path):
     path = fetch(remote, tmp_path / "cache", progress=False)
     assert path.read_bytes() == payload and sha256_of(path) == remote.sha256
     again = fetch(remote, tmp_path / "cache", progress=False)
-    assert again == path and _QuietHandler.requests == ["/file.bin"]  # the second call did not download
+    assert again == path and requests_seen == ["/file.bin"]  # the second call did not download
 
 
 def test_wrong_checksum_keeps_nothing(server, tmp_path):
@@ -80,7 +54,7 @@ def test_http_error_is_a_download_error(server, tmp_path):
         fetch(RemoteFile(f"{url}/missing.zip", "missing.zip"), tmp_path / "cache", progress=False)
 
 
-def test_text8_end_to_end_from_a_local_mirror(server, private_cache, monkeypatch):
+def test_text8_end_to_end_from_a_local_mirror(server, private_cache, monkeypatch, requests_seen):
     root, url = server
     words = " ".join(f"w{i % 37}" for i in range(2500)).encode()
     archive = _zip({"text8": b" " + words})
@@ -92,7 +66,7 @@ def test_text8_end_to_end_from_a_local_mirror(server, private_cache, monkeypatch
     assert corpus.num_tokens == 2500 and corpus.num_sentences == 3  # cut every 1000 words
     assert corpus.sentence_lengths().tolist() == [1000, 1000, 500]
     corpus_module.load_corpus("text8", progress=False)
-    assert _QuietHandler.requests == ["/text8.zip"]
+    assert requests_seen == ["/text8.zip"]
 
 
 def test_wikitext_member_checksum_is_enforced(server, private_cache, monkeypatch):
@@ -138,7 +112,7 @@ def test_a_stalled_download_names_its_url_and_keeps_nothing(tmp_path):
     assert list((tmp_path / "cache").iterdir()) == []
 
 
-def test_a_mirror_is_tried_when_the_first_place_fails_and_an_md5_is_checked(server, tmp_path):
+def test_a_mirror_is_tried_when_the_first_place_fails_and_an_md5_is_checked(server, tmp_path, requests_seen):
     root, url = server
     payload = b"mirrored bytes\n" * 500
     (root / "good").mkdir()
@@ -150,8 +124,8 @@ def test_a_mirror_is_tried_when_the_first_place_fails_and_an_md5_is_checked(serv
                         mirrors=(f"{url}/bad/file.bin", f"{url}/good/file.bin"))
     path = fetch(remote, tmp_path / "cache", progress=False)
     assert path.read_bytes() == payload
-    assert _QuietHandler.requests == ["/gone/file.bin", "/bad/file.bin", "/good/file.bin"]
-    assert fetch(remote, tmp_path / "cache", progress=False) == path and len(_QuietHandler.requests) == 3
+    assert requests_seen == ["/gone/file.bin", "/bad/file.bin", "/good/file.bin"]
+    assert fetch(remote, tmp_path / "cache", progress=False) == path and len(requests_seen) == 3
     nowhere = RemoteFile(f"{url}/gone/file.bin", "other.bin", md5=md5, mirrors=(f"{url}/bad/file.bin",))
     with pytest.raises(DownloadError, match="every place failed.*File not found.*MD5 .* does not match"):
         fetch(nowhere, tmp_path / "cache", progress=False)
@@ -160,7 +134,7 @@ def test_a_mirror_is_tried_when_the_first_place_fails_and_an_md5_is_checked(serv
         fetch(RemoteFile(f"{url}/bad/file.bin", "third.bin", md5=md5), tmp_path / "cache", progress=False)
 
 
-def test_wikitext_103_end_to_end_from_a_mirror_read_as_a_stream(server, private_cache, monkeypatch):
+def test_wikitext_103_end_to_end_from_a_mirror_read_as_a_stream(server, private_cache, monkeypatch, requests_seen):
     root, url = server
     raw = (" = Title = \n\n The first sentence here . The second one @-@ here .\n"
            " = = Section = = \n\n Über alles , the third .\n")
@@ -175,7 +149,7 @@ def test_wikitext_103_end_to_end_from_a_mirror_read_as_a_stream(server, private_
                             ["über", "alles", "the", "third"]]
     assert corpus_module.is_available("wikitext-103")
     corpus_module.load_corpus("wikitext-103", progress=False)
-    assert _QuietHandler.requests == ["/missing.zip", "/wt103.zip"]
+    assert requests_seen == ["/missing.zip", "/wt103.zip"]
     bad = RemoteFile(f"{url}/wt103.zip", "wt103.zip", members={"wikitext-103-raw/wiki.train.raw": "f" * 64})
     monkeypatch.setattr(corpus_module, "WIKITEXT_103", bad)
     with pytest.raises(ChecksumError, match="wrong SHA-256"):

@@ -14,6 +14,7 @@
     python -m course assignments [--out build/assignments] [--edition en|zh]
     python -m course grade NOTEBOOK.ipynb [--timeout 120] [--json OUT]
     python -m course editions check | sync [NOTEBOOK ...] | stamp NOTEBOOK CELL_ID ...
+    python -m course models pack [--out FILE] | get FILE_OR_URL [--sha256 HEX] [--replace]
 
 Mistakes in the input (a missing file, an unknown corpus, a file that is not UTF-8, ...) print one
 line on standard error and exit with status 2.
@@ -21,7 +22,7 @@ line on standard error and exit with status 2.
 Each subcommand's parser sits beside its handler, one module per group: :mod:`~course.cli.corpus`,
 :mod:`~course.cli.vectors` (``evaluate``, ``export``), :mod:`~course.cli.train` (the vectors and language
 models), :mod:`~course.cli.tasks` (``train tagger``, ``train classifier``), :mod:`~course.cli.measure`
-(``probe``, ``claims``), :mod:`~course.cli.teaching` (``build``, ``assignments``, ``grade``) and
+(``probe``, ``claims``), :mod:`~course.cli.teaching` (``build``, ``assignments``, ``grade``, ``models``) and
 :mod:`~course.cli.editions`; each has ``add_parser(subparsers)``. What they share: :mod:`~course.cli.output`
 (JSON, tables, outputs claimed before any work) and :mod:`~course.cli.arguments` (argument types, flag groups).
 """

@@ -1,5 +1,5 @@
-"""``build``, ``assignments`` and ``grade``: the course run and indexed, its student notebooks, and a
-student's notebook scored.
+"""``build``, ``assignments``, ``grade`` and ``models``: the course run and indexed, its student notebooks,
+a student's notebook scored, and a build's models packed into one file and unpacked from it.
 """
 
 from __future__ import annotations
@@ -62,8 +62,26 @@ def grade_command(args) -> int:
     return 0
 
 
+def models_command(args) -> int:
+    from ..teaching import handout
+
+    if args.models_command == "pack":
+        archive = handout.pack_models(args.out, args.profile)
+        print(f"wrote {archive.path}: {len(archive.files)} files, {archive.size / 1e6:.1f} MB")
+        print(f"SHA-256 {archive.sha256}")
+        print(f"a class unpacks it into its clones with: python -m course models get {archive.path}")
+        print(f"or, from a web server: python -m course models get URL --sha256 {archive.sha256}")
+        return 0
+    actions = handout.unpack_models(args.source, args.sha256, args.replace, progress=not args.quiet)
+    for name, what in actions:
+        print(f"{name}: {what}")
+    counts = {what: sum(w == what for _, w in actions) for what in ("written", "replaced", "already there")}
+    print(f"{len(actions)} files: " + ", ".join(f"{n} {what}" for what, n in counts.items() if n), file=sys.stderr)
+    return 0
+
+
 def add_parser(subparsers) -> None:
-    """``build``, ``assignments`` and ``grade`` under ``subparsers`` (the top-level commands)."""
+    """``build``, ``assignments``, ``grade`` and ``models`` under ``subparsers`` (the top-level commands)."""
     builder = subparsers.add_parser("build", help="run every notebook and write build/index.html")
     builder.add_argument("--profile", choices=("full", "smoke"), default=None,
                          help="default: $COURSE_PROFILE, else full")
@@ -100,3 +118,17 @@ def add_parser(subparsers) -> None:
                         help="processes and threads the student's kernel may run at once (default 256)")
     grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     grader.set_defaults(handler=grade_command)
+
+    modeller = subparsers.add_parser("models", help="pack a build's models into one file, or unpack one handed out")
+    model_commands = modeller.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+    packer = model_commands.add_parser("pack", help="build/models/ into one zip, with its SHA-256")
+    packer.add_argument("--out", type=Path, default=None, help="default: build/course-models.zip")
+    packer.add_argument("--profile", choices=("full", "smoke"), default=None,
+                        help="whose models (build/models/ or build/models/smoke/); default: $COURSE_PROFILE, else full")
+    getter = model_commands.add_parser("get", help="unpack a models archive (a file or a URL) into build/models/")
+    getter.add_argument("source", help="the archive: a file, or an http(s) URL (then --sha256 is needed)")
+    getter.add_argument("--sha256", default=None, help="the archive's SHA-256, as models pack printed it")
+    getter.add_argument("--replace", action="store_true",
+                        help="replace models already there with other contents (default: refuse, write nothing)")
+    getter.add_argument("--quiet", action="store_true", help="no progress bar for a download")
+    modeller.set_defaults(handler=models_command)
