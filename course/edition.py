@@ -407,6 +407,11 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "made here": {"en": "made here and saved for later notebooks", "zh": "在这里生成，并保存给后面的笔记本"},
     "not saved yet: made here": {"en": "not saved yet: made here now and saved",
                                  "zh": "尚未保存：现在在这里生成并保存"},
+    "shared: unpack an archive": {
+        "en": "Models a teacher has handed out load instead of training: unpack the archive into this clone before "
+              "running the notebook (`python -m course models get course-models.zip`).",
+        "zh": "如果老师分发了训练好的模型，在运行本笔记本之前先把压缩包解压到这个仓库里"
+              "（`python -m course models get course-models.zip`），这些模型就会直接加载，不必在这里训练。"},
     "not saved yet: run notebook n first": {"en": "not saved yet: run notebook {n} first for the rows that use it",
                                             "zh": "尚未保存：先运行笔记本 {n}，才有用到它的那几行"},
     "shared skipgram en": {"en": "skip-gram vectors of wiki-en", "zh": "wiki-en 上的 skip-gram 词向量"},

@@ -60,7 +60,7 @@ def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatc
         stale = shared_files_table("11", "smoke").data
     finally:
         use_edition("en")
-    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:]}
+    rows = {line.split("|")[1].strip(" `"): line for line in table.splitlines()[2:] if line.startswith("|")}
     assert set(rows) == {f.name for f in shared_files("11")}
     loaded, missing = {"en": ("saved: loaded", "run notebook 09 first"),
                        "zh": ("已保存：直接加载", "先运行笔记本 09")}[edition]
@@ -74,3 +74,25 @@ def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatc
     assert again[1] in row and "threads" not in row and loaded not in row
     made = shared_files_table("07", "smoke").data
     assert "this notebook" in made and "made here now" not in made.split("elmo-cpu-peoples-daily-zh.pt")[1]
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_the_full_profile_table_says_how_an_archive_spares_the_training(tmp_path, monkeypatch, edition):
+    from course import use_edition
+    from course.elmo.course_models import course_config
+
+    monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
+    hint = {"en": "python -m course models get", "zh": "python -m course models get"}[edition]
+    use_edition(edition)
+    try:
+        assert hint in shared_files_table("06", "full").data  # the biLM is not saved: trained here
+        assert hint not in shared_files_table("06", "smoke").data  # seconds of training: no advice
+        models = tmp_path / "models"
+        models.mkdir(parents=True)
+        torch.save({"format": "course.elmo/1", "config": course_config("wiki-en", "full").to_dict()},
+                   models / "elmo-cpu-wiki-en.pt")
+        loaded = shared_files_table("06", "full").data
+        assert hint not in loaded  # saved with the course's settings: loaded, nothing to spare
+        assert hint not in shared_files_table("11", "full").data.split("|")[-1]  # a missing result is no model
+    finally:
+        use_edition("en")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..edition import text
 from ..paths import models_dir
+from ..settings import resolve_profile
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,12 @@ def shared_files_table(notebook: str, profile: str | None = None):
     each file, what it is, which notebook makes it, and whether it is saved now (then it is loaded),
     will be made here, or is missing (a result only its own notebook makes). A saved biLM that cannot
     be read, or whose recorded settings are not the course's now, is said to be trained again here, as
-    :func:`course.paths.load_saved` will have it."""
+    :func:`course.paths.load_saved` will have it. In the full profile, when a model will be trained here,
+    a line below the table says how a teacher's archive of the models (``python -m course models get``)
+    would have them loaded instead."""
     from .report import markdown_table
 
-    rows = []
+    rows, trained_here = [], False
     for shared in shared_files(notebook):
         path = models_dir(profile) / shared.name
         saved = path.is_file()
@@ -72,8 +75,12 @@ def shared_files_table(notebook: str, profile: str | None = None):
         else:
             status = text("not saved yet: run notebook n first", n=shared.made_in)
         rows.append([f"`{shared.name}`", text(shared.what), maker, status])
+        trained_here |= shared.model and not (saved and changes == [])
     header = [text("file"), text("what it holds"), text("made by"), text("now")]
-    return markdown_table(header, rows)
+    table = markdown_table(header, rows)
+    if trained_here and resolve_profile(profile) == "full":  # minutes of training a teacher's archive spares
+        table.data += "\n\n" + text("shared: unpack an archive")
+    return table
 
 
 def _setting_changes(path, corpus: str, profile: str | None) -> list[str] | None:
