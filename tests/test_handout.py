@@ -147,7 +147,10 @@ def test_what_is_not_a_models_archive_is_refused(tmp_path, teacher):
     wrong_format = tmp_path / "format.zip"
     with zipfile.ZipFile(wrong_format, "w") as packed:
         packed.writestr(MANIFEST, json.dumps({"format": "something else", "profile": "full", "files": []}))
-    for path in (cut, other, wrong_format, tmp_path / "absent.zip"):
+    a_list = tmp_path / "list.zip"
+    with zipfile.ZipFile(a_list, "w") as packed:
+        packed.writestr(MANIFEST, json.dumps(["format", "files"]))
+    for path in (cut, other, wrong_format, a_list, tmp_path / "absent.zip"):
         with pytest.raises(ModelFileError):
             read_manifest(path)
 

@@ -104,11 +104,11 @@ def read_manifest(path: str | Path) -> dict:
     except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError):
         raise ModelFileError(f"{path} is not a models archive of this course (python -m course models pack "
                              "writes one)") from None
-    files = manifest.get("files") if isinstance(manifest, dict) else None
-    if manifest.get("format") != FORMAT or manifest.get("profile") not in PROFILES or not isinstance(files, list):
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("profile") not in PROFILES \
+            or not isinstance(manifest.get("files"), list):
         raise ModelFileError(f"{path} is not a models archive of this course (its {MANIFEST} is not one)")
     names = []
-    for entry in files:
+    for entry in manifest["files"]:
         name = entry.get("name") if isinstance(entry, dict) else None
         if (not isinstance(name, str) or PurePosixPath(name).name != name or name in ("", ".", "..")
                 or "\\" in name or name.startswith(".") or Path(name).suffix not in SUFFIXES
