@@ -221,7 +221,11 @@ def _run(*args, env):
 
 
 def test_the_command_line_packs_and_unpacks_and_says_no_in_one_line(teacher, tmp_path):
-    env = dict(os.environ, COURSE_BUILD=str(tmp_path / "teacher"), COURSE_CACHE=str(tmp_path / "cache"))
+    env = {name: value for name, value in os.environ.items() if name != "COURSE_PROFILE"}  # the default: full
+    env.update(COURSE_BUILD=str(tmp_path / "teacher"), COURSE_CACHE=str(tmp_path / "cache"))
+    smoke = _run("pack", "--profile", "smoke", "--out", str(tmp_path / "s.zip"), env=env)
+    assert smoke.returncode == 0 and "1 file," in smoke.stdout, smoke.stderr
+    assert read_manifest(tmp_path / "s.zip")["profile"] == "smoke"
     packed = _run("pack", "--out", str(tmp_path / "m.zip"), env=env)
     assert packed.returncode == 0, packed.stderr
     digest = hashlib.sha256((tmp_path / "m.zip").read_bytes()).hexdigest()

@@ -67,7 +67,8 @@ def models_command(args) -> int:
 
     if args.models_command == "pack":
         archive = handout.pack_models(args.out, args.profile)
-        print(f"wrote {archive.path}: {len(archive.files)} files, {archive.size / 1e6:.1f} MB")
+        count = len(archive.files)
+        print(f"wrote {archive.path}: {count} file{'s' if count != 1 else ''}, {archive.size / 1e6:.1f} MB")
         print(f"SHA-256 {archive.sha256}")
         print(f"a class unpacks it into its clones with: python -m course models get {archive.path}")
         print(f"or, from a web server: python -m course models get URL --sha256 {archive.sha256}")
@@ -76,7 +77,8 @@ def models_command(args) -> int:
     for name, what in actions:
         print(f"{name}: {what}")
     counts = {what: sum(w == what for _, w in actions) for what in ("written", "replaced", "already there")}
-    print(f"{len(actions)} files: " + ", ".join(f"{n} {what}" for what, n in counts.items() if n), file=sys.stderr)
+    done = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+    print(f"{len(actions)} file{'s' if len(actions) != 1 else ''}: {done}", file=sys.stderr)
     return 0
 
 
