@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-from ..errors import ModelFileError, SettingError
+from ..errors import ChecksumError, ModelFileError, SettingError
 from ..paths import atomic_path, build_dir, models_dir, project_root
 from ..settings import PROFILES, resolve_profile
+from ..text.download import CHUNK_BYTES, RemoteFile, fetch, sha256_of
 
 MANIFEST = "MANIFEST.json"
 FORMAT = "word-vectors-course models"
 SUFFIXES = (".pt", ".txt", ".json")  # models, vectors and the results files the notebooks share
-CHUNK_BYTES = 1 << 20
 _STORED = (".pt",)  # PyTorch's files are zip archives already: deflating them gains nothing
 
 
@@ -78,14 +78,15 @@ def pack_models(out: str | Path | None = None, profile: str | None = None) -> Ar
     out = Path(out) if out is not None else default_archive(profile)
     manifest = {"format": FORMAT, "version": 1, "profile": profile, "commit": _commit(),
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
-                "files": [{"name": path.name, "size": path.stat().st_size, "sha256": _sha256(path)} for path in files]}
+                "files": [{"name": path.name, "size": path.stat().st_size, "sha256": sha256_of(path)}
+                          for path in files]}
     with atomic_path(out) as temporary:
         with zipfile.ZipFile(temporary, "w") as archive:
             archive.writestr(MANIFEST, json.dumps(manifest, indent=2), compress_type=zipfile.ZIP_DEFLATED)
             for path in files:
                 archive.write(path, path.name,
                               compress_type=zipfile.ZIP_STORED if path.suffix in _STORED else zipfile.ZIP_DEFLATED)
-    return Archive(out, _sha256(out), out.stat().st_size, tuple((f["name"], f["size"]) for f in manifest["files"]))
+    return Archive(out, sha256_of(out), out.stat().st_size, tuple((f["name"], f["size"]) for f in manifest["files"]))
 
 
 def read_manifest(path: str | Path) -> dict:
@@ -163,7 +164,7 @@ def unpack_models(source: str | Path, sha256: str | None = None, replace: bool =
             target = folder / entry["name"]
             if not target.exists():
                 actions.append((entry["name"], "written"))
-            elif target.is_file() and _sha256(target) == entry["sha256"]:
+            elif target.is_file() and sha256_of(target) == entry["sha256"]:
                 actions.append((entry["name"], "already there"))
             else:
                 actions.append((entry["name"], "replaced"))
@@ -182,9 +183,6 @@ def unpack_models(source: str | Path, sha256: str | None = None, replace: bool =
 
 def _local_archive(source: str, sha256: str | None, progress: bool) -> Path:
     """The archive as a local file: ``source`` itself, or its download; checked against ``sha256`` if given."""
-    from ..errors import ChecksumError
-    from ..text.download import RemoteFile, fetch
-
     if source.startswith(("http://", "https://")):
         if sha256 is None:
             raise SettingError(f"{source}: a download needs its --sha256 (python -m course models pack prints it), "
@@ -192,7 +190,7 @@ def _local_archive(source: str, sha256: str | None, progress: bool) -> Path:
         name = PurePosixPath(source.split("?", 1)[0]).name or "course-models.zip"
         return fetch(RemoteFile(source, name, sha256=sha256), progress=progress)
     path = Path(source).expanduser()
-    if sha256 is not None and path.is_file() and (found := _sha256(path)) != sha256:
+    if sha256 is not None and path.is_file() and (found := sha256_of(path)) != sha256:
         raise ChecksumError(f"{path}: its SHA-256 is {found}, not the {sha256} given: the file is damaged "
                             "or another one; nothing was written")
     return path
@@ -209,12 +207,6 @@ def _member_digest(archive: zipfile.ZipFile, name: str, path: Path) -> tuple[int
         raise ModelFileError(f"{path}: {name} cannot be read ({exc}): the archive is damaged; nothing was written") \
             from None
     return size, digest.hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    from ..text.download import sha256_of
-
-    return sha256_of(path)
 
 
 def _commit() -> str | None:
