@@ -1,6 +1,6 @@
 # Word Vectors, Hands-On
 #   make course   set everything up, run every notebook, write build/index.html (PROFILE=smoke for the fast one;
-#                 EDITION=zh for the Chinese notebooks, into build/zh/)
+#                 EDITION=zh for the Chinese notebooks, into build/zh/; JOBS=2 runs two notebooks at a time)
 #   make test     set everything up and run all checks: ruff, pytest, nbval on the notebooks (smoke profile)
 #   make setup    only the virtual environment (.venv/)
 #   make lab      JupyterLab on the notebooks
@@ -10,6 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROFILE ?= full
 EDITION ?= en
+JOBS ?= 1
 # Notebook kernels must start from the same environment as the tools that run them.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
@@ -32,7 +33,7 @@ test: setup
 	COURSE_PROFILE=smoke $(BIN)/python -m pytest tests -n auto --dist loadfile --durations=15 --nbval-lax --nbval-current-env notebooks --ignore=notebooks/zh
 
 course: setup
-	$(BIN)/python -m course build --profile $(PROFILE) --edition $(EDITION)
+	$(BIN)/python -m course build --profile $(PROFILE) --edition $(EDITION) --jobs $(JOBS)
 
 lab: setup
 	$(BIN)/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

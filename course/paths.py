@@ -18,6 +18,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -325,6 +326,69 @@ def _umask() -> int:
     return mask
 
 
+PENDING_ENV = "COURSE_BUILD_PENDING"  # a build's folder of markers: the files its running notebooks will save
+NOTEBOOK_ENV = "COURSE_BUILD_NOTEBOOK"  # the notebook this process runs, in such a build
+BUILD_PID = "BUILD_PID"  # in that folder: the build's own process
+
+
+def wait_for_saved(path: str | os.PathLike, poll: float = 0.5) -> Path:
+    """``path`` once no other notebook of a build that runs notebooks at the same time is still making it.
+
+    A build run with ``--jobs`` above 1 (:func:`course.teaching.build.build_course`) starts a notebook
+    before the earlier ones end. For each shared file an earlier notebook of the build will save, it
+    leaves a marker naming that notebook in the folder ``$COURSE_BUILD_PENDING``, and removes it when
+    that notebook ends. Here, a notebook about to load ``path`` waits while such a marker is there and
+    ``path`` was not saved since: then it loads what the other saved instead of training the same model
+    again. The maker itself, a marker removed without a file (the maker failed: the caller trains it, as
+    a notebook run alone would), a build that is no longer running (the folder's ``BUILD_PID`` file names
+    its process) and every process outside such a build do not wait. A one-line note says whom it waits
+    for.
+    """
+    path = Path(path)
+    folder = os.environ.get(PENDING_ENV)
+    if not folder:
+        return path
+    marker, noted = Path(folder) / path.name, False
+    while True:
+        try:
+            maker, marked = marker.read_text(encoding="utf-8").strip(), marker.stat().st_mtime
+        except (FileNotFoundError, NotADirectoryError):
+            return path
+        if maker == os.environ.get(NOTEBOOK_ENV) or (path.is_file() and path.stat().st_mtime >= marked) or \
+                not _running(Path(folder) / BUILD_PID):
+            return path
+        if not noted:
+            print(f"note: waiting for {maker}, which this build runs at the same time, to save {path.name}",
+                  file=sys.stderr, flush=True)
+            noted = True
+        time.sleep(poll)
+
+
+def _running(pid_file: Path) -> bool:
+    """Whether the process ``pid_file`` names still runs (True where that cannot be told)."""
+    try:
+        pid = int(pid_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process, or no such signal here
+        return True
+    return True
+
+
+def save_json(path: str | os.PathLike, payload) -> Path:
+    """Write ``payload`` as indented JSON to ``path``, whole or not at all (:func:`atomic_path`), so that
+    a notebook that reads it while another saves it never reads half of it."""
+    import json
+
+    with atomic_path(path) as temporary:
+        temporary.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    return Path(path)
+
+
 def load_saved(path: str | os.PathLike, load, what: str = "model", settings: dict | None = None):
     """``load(path)`` when ``path`` is a file, or ``None`` when there is none or it cannot be read (cut
     short, damaged, another kind of file): then a one-line note says so, and the caller trains it again.
@@ -338,7 +402,7 @@ def load_saved(path: str | os.PathLike, load, what: str = "model", settings: dic
     from .errors import CourseError
     from .lm.resume import RESUMABLE_CHANGES
 
-    path = Path(path)
+    path = wait_for_saved(path)
     if not path.is_file():
         return None
     try:

@@ -16,7 +16,7 @@ def build(args) -> int:
     from ..teaching.build import build_course
 
     runs = build_course(profile=args.profile, out=args.out, notebooks=args.notebooks, only=args.only,
-                        edition=args.edition)
+                        edition=args.edition, jobs=args.jobs)
     failed = [run for run in runs if run.error]
     for run in failed:
         print(f"error: {run.name} failed: {run.error}", file=sys.stderr)
@@ -93,6 +93,9 @@ def add_parser(subparsers) -> None:
     builder.add_argument("--edition", choices=EDITIONS, default=None,
                          help="en (notebooks/, into build/) or zh (notebooks/zh/, into build/zh/); "
                               "default: $COURSE_EDITION, else en")
+    builder.add_argument("--jobs", type=_positive_int, default=1,
+                         help="notebooks run at a time, each waiting for the models an earlier one is still "
+                              "training (default: 1, one after the other)")
     builder.set_defaults(handler=build)
 
     assigner = subparsers.add_parser("assignments", help="write the student version of every notebook")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import VectorsFileError
-from ..paths import models_dir
+from ..paths import models_dir, wait_for_saved
 from ..settings import by_profile
 
 KINDS = ("skipgram-neg", "glove")
@@ -73,7 +73,7 @@ def _saved(kind: str, corpus_name: str, profile: str | None):
     from ..analysis.vectors import load_vectors
 
     config = course_settings(kind, profile)
-    path = vectors_path(kind, corpus_name, profile)
+    path = wait_for_saved(vectors_path(kind, corpus_name, profile))
     if not path.is_file():
         return None
     try:

@@ -11,6 +11,13 @@ course teaches hold in this build?) and the teacher's table: which ideas each no
 assignments, and its student version (written to ``build/assignments/`` by
 :func:`course.teaching.assignments.write_student_versions`).
 
+With ``jobs`` above 1 the notebooks run that many at a time, each in a process of its own, started in
+order as the earlier ones end. A notebook that loads a model a notebook still running will save waits for
+it (:func:`course.paths.wait_for_saved`) rather than training it again, so nothing is trained twice and
+the results are those of the build one at a time; where the machine has at least two cores per notebook,
+each gets its own share of them. On two cores that fills the cores a notebook leaves idle; with a GPU,
+the small models of several notebooks share it.
+
 A build of nothing (``only`` matching no notebook) is refused before anything is written; each file
 appears whole or not at all (papermill writes into a temporary folder), and a build that fails or is
 interrupted removes the folders it made and left empty.
@@ -21,6 +28,8 @@ from __future__ import annotations
 import base64
 import html
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
 import tempfile
 import time
@@ -33,8 +42,8 @@ from pathlib import Path
 from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
 from ..devices import describe_machine
 from ..edition import resolve_edition, text
-from ..errors import CourseError, NotebookFileError
-from ..paths import atomic_path, build_dir, project_root
+from ..errors import CourseError, NotebookFileError, SettingError
+from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, project_root
 from ..settings import resolve_profile
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
 from .pages import render_page, static_folder
@@ -205,20 +214,27 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
 
 
 def build_course(profile: str | None = None, out: Path | None = None, notebooks: Path | None = None,
-                 only: str | None = None, edition: str | None = "en") -> list[NotebookRun]:
+                 only: str | None = None, edition: str | None = "en", jobs: int = 1) -> list[NotebookRun]:
     """Run the notebooks of ``edition`` (all, or those whose name contains ``only``) and write
     ``index.html``. ``notebooks`` is the English notebooks' folder (the Chinese ones are in its
     ``zh/``); ``out`` defaults to ``build/`` for English and ``build/zh/`` for Chinese. Both editions
-    save their models into the same ``build/models/``, so what one edition trained the other loads."""
+    save their models into the same ``build/models/``, so what one edition trained the other loads.
+    ``jobs``: how many notebooks run at a time (1: one after the other).
+
+    Raises:
+        SettingError: ``jobs`` that is not a positive whole number.
+    """
     from .editions import edition_folder
 
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise SettingError(f"jobs must be a positive whole number, got {jobs!r}")
     profile = resolve_profile(profile)
     edition = resolve_edition(edition)
     out = Path(out) if out is not None else build_dir() / ("zh" if edition == "zh" else "")
     folder = edition_folder(edition, notebooks)
     sources = chosen_notebooks(folder, only)  # nothing to build: say so before anything is written
     with removing_empty_folders(out):
-        return _build(sources, folder, out, profile, edition)
+        return _build(sources, folder, out, profile, edition, jobs)
 
 
 #: Seconds each notebook may take in a full-profile build from nothing (no model saved yet) on two CPU
@@ -230,9 +246,11 @@ NOTEBOOK_LIMIT = 10 * 60
 
 
 def budget_lines(seconds: dict[str, float], profile: str, cpu: dict[str, float | None] | None = None,
-                 cores: int | None = None) -> list[str]:
+                 cores: int | None = None, wall: float | None = None) -> list[str]:
     """The build's times beside their budgets, one line per notebook (keyed by its ``NN_`` stem, or
     ``"claims"``) and one for the total. Budgets hold for the full profile; other profiles get the times.
+    ``wall``: the whole build's time where notebooks ran at the same time (the total is then that, not
+    the sum of theirs).
 
     ``cpu``: each one's processor seconds (:func:`cpu_seconds`), where known. Each line then says how many
     cores were busy on average (processor time over wall time), and a last line what the whole would take
@@ -255,7 +273,7 @@ def budget_lines(seconds: dict[str, float], profile: str, cpu: dict[str, float |
         over += budget is not None and taken > budget
         lines.append(f"{name:<34} {minutes(taken)}   {minutes(budget) if budget else '':>9}{busy(name):>{width}}   "
                      f"{verdict}".rstrip())
-    total = sum(seconds.values())
+    total = sum(seconds.values()) if wall is None else wall
     whole_cpu = sum(cpu.values()) if len(cpu) == len(seconds) else None
     total_busy = f"{whole_cpu / total:5.2f}" if whole_cpu is not None and total > 0 else ""
     if budgets:
@@ -275,21 +293,27 @@ def budget_lines(seconds: dict[str, float], profile: str, cpu: dict[str, float |
     return lines
 
 
-def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: str) -> list[NotebookRun]:
+def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: str, jobs: int = 1
+           ) -> list[NotebookRun]:
     students = {path.name: path for path in write_student_versions(out / "assignments", folder)}
     print(f"wrote {len(students)} student notebooks to {out / 'assignments'}", flush=True)
-    runs = []
-    for source in sources:
-        print(f"running {source.name} ({profile}, {edition}) ...", flush=True)
-        run = run_notebook(source, out, profile, edition)
-        print(f"  {run.seconds:6.1f} s  {'FAILED: ' + run.error if run.error else 'ok'}", flush=True)
+    began = time.perf_counter()
+    if jobs == 1:
+        runs = []
+        for source in sources:
+            print(f"running {source.name} ({profile}, {edition}) ...", flush=True)
+            runs.append(run_notebook(source, out, profile, edition))
+            print(f"  {runs[-1].seconds:6.1f} s  {_verdict(runs[-1])}", flush=True)
+    else:
+        runs = run_side_by_side(sources, out, profile, edition, jobs)
+    for source, run in zip(sources, runs, strict=True):
         teacher = read_notebook(source)
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
         run.student = students.get(source.name)
-        runs.append(run)
     start, processor = time.perf_counter(), cpu_seconds()
     claims = measure_build_claims(profile, edition)
     times = {run.name: run.seconds for run in runs} | {"claims": time.perf_counter() - start}
+    wall = None if jobs == 1 else time.perf_counter() - began
     cpu = {run.name: run.cpu_seconds for run in runs} | {"claims": _used_since(processor)}
     write_index(runs, out, profile, claims, edition)
     summary = [{"notebook": r.name, "seconds": round(r.seconds, 1),
@@ -300,7 +324,8 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                 "headlines": r.headlines} for r in runs]
     machine = describe_machine()
     with atomic_path(out / "summary.json") as temporary:
-        temporary.write_text(json.dumps({"profile": profile, "edition": edition, "machine": machine,
+        temporary.write_text(json.dumps({"profile": profile, "edition": edition, "machine": machine, "jobs": jobs,
+                                         "seconds": round(sum(times.values()) if wall is None else wall, 1),
                                          "notebooks": summary,
                                          "claims": claims_json(claims) if isinstance(claims, list) else claims},
                                         indent=2, ensure_ascii=False), encoding="utf-8")
@@ -308,8 +333,122 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
     print(f"machine: {machine}", flush=True)  # the times and the claims' last digits are this machine's
     from ..parallel import available_cores
 
-    print("\n".join(budget_lines(times, profile, cpu, available_cores())), flush=True)
+    if wall is not None:
+        print(f"{jobs} notebooks at a time: the total is the build's own time, not the sum of the notebooks'",
+              flush=True)
+    print("\n".join(budget_lines(times, profile, cpu, available_cores(), wall)), flush=True)
     return runs
+
+
+def _verdict(run: NotebookRun) -> str:
+    return "FAILED: " + run.error if run.error else "ok"
+
+
+def core_shares(jobs: int, cores: list[int] | None = None) -> list[list[int] | None]:
+    """The cores each of ``jobs`` notebooks running at once may use: ``cores`` (default: this process's)
+    in ``jobs`` equal runs where there are at least two per notebook, so that one notebook's threads do
+    not slow another's; otherwise None for each (all share every core)."""
+    if cores is None:
+        try:
+            cores = sorted(os.sched_getaffinity(0))
+        except AttributeError:  # no affinity on this system
+            return [None] * jobs
+    if len(cores) < 2 * jobs:
+        return [None] * jobs
+    size = len(cores) // jobs
+    return [cores[i * size:(i + 1) * size] for i in range(jobs)]
+
+
+def pending_markers(sources: list[Path], folder: Path) -> list[Path]:
+    """Write into ``folder`` a marker for each shared file (:data:`~course.teaching.shared_models.SHARED_FILES`)
+    that one of ``sources`` makes, naming that notebook (its stem): what a notebook started at the same
+    time waits for (:func:`course.paths.wait_for_saved`). A file already saved gets one too: the maker may
+    save it again (trained with other settings), and a marker written before the save makes that visible."""
+    from .shared_models import SHARED_FILES
+
+    makers = {source.stem.split("_", 1)[0]: source.stem for source in sources}
+    markers = []
+    for shared in SHARED_FILES:
+        if shared.made_in in makers:
+            marker = folder / shared.name
+            marker.write_text(makers[shared.made_in], encoding="utf-8")
+            markers.append(marker)
+    return markers
+
+
+def run_side_by_side(sources: list[Path], out: Path, profile: str, edition: str, jobs: int) -> list[NotebookRun]:
+    """Run ``sources`` ``jobs`` at a time, each in a process of its own (spawned: nothing of this one's
+    PyTorch or CUDA state is inherited), started in order as slots free up; the runs in the order of
+    ``sources``. The processes see the markers of :func:`pending_markers`, and a notebook's markers go
+    when it ends, whether or not it saved its files. An interrupt stops every notebook running."""
+    context = multiprocessing.get_context("spawn")
+    shares = core_shares(jobs)
+    runs: dict[Path, NotebookRun] = {}
+    with tempfile.TemporaryDirectory(prefix="course-pending-") as pending:
+        markers = pending_markers(sources, Path(pending))
+        (Path(pending) / BUILD_PID).write_text(str(os.getpid()), encoding="utf-8")
+        waiting, running, free = list(sources), {}, list(range(jobs))
+        try:
+            while waiting or running:
+                while waiting and free:
+                    source, slot = waiting.pop(0), free.pop(0)
+                    here, there = context.Pipe(duplex=False)
+                    process = context.Process(target=_notebook_process, name=f"course-build-{source.stem}",
+                                              args=(source, out, profile, edition, pending, shares[slot], there))
+                    process.start()
+                    there.close()
+                    running[here] = (source, process, slot)
+                    print(f"running {source.name} ({profile}, {edition}) ...", flush=True)
+                for ready in multiprocessing.connection.wait(list(running)):
+                    source, process, slot = running.pop(ready)
+                    try:
+                        run = ready.recv()
+                    except (EOFError, OSError):
+                        run = NotebookRun(source.stem, source.stem, 0.0, out / "notebooks" / source.name, None,
+                                          error=f"the process that ran it ended with exit status {process.exitcode}")
+                    ready.close()
+                    process.join()
+                    free.append(slot)
+                    for marker in markers:
+                        if marker.is_file() and marker.read_text(encoding="utf-8") == source.stem:
+                            marker.unlink()
+                    runs[source] = run
+                    print(f"  {source.name}: {run.seconds:6.1f} s  {_verdict(run)}", flush=True)
+        finally:
+            _stop(process for _, process, _ in running.values())
+    return [runs[source] for source in sources]
+
+
+def _stop(processes, grace: float = 10.0) -> None:
+    """Interrupt each notebook process still running (its kernel is shut down and its temporary files
+    removed), then end those that have not ended after ``grace`` seconds."""
+    import signal
+
+    processes = [process for process in processes if process.is_alive()]
+    for process in processes:
+        os.kill(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.terminate()
+            process.join()
+
+
+def _notebook_process(source: Path, out: Path, profile: str, edition: str, pending: str, cores: list[int] | None,
+                      connection) -> None:
+    """One notebook of :func:`run_side_by_side`, in its own process; its run goes back on ``connection``."""
+    os.environ[PENDING_ENV], os.environ[NOTEBOOK_ENV] = pending, source.stem  # the kernel inherits them
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
+    try:
+        run = run_notebook(source, out, profile, edition)
+    except KeyboardInterrupt:
+        return
+    except Exception as exc:  # noqa: BLE001 - a notebook that cannot be run is recorded as failed
+        run = NotebookRun(source.stem, source.stem, 0.0, out / "notebooks" / source.name, None,
+                          error=f"{type(exc).__name__}: {exc}")
+    connection.send(run)
 
 
 def measure_build_claims(profile: str, edition: str = "en") -> list[Claim] | str:
