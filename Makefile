@@ -1,6 +1,6 @@
 # Word Vectors, Hands-On
 #   make course   set everything up, run every notebook, write build/index.html (PROFILE=smoke for the fast one;
-#                 EDITION=zh for the Chinese notebooks, into build/zh/; JOBS=2 runs two notebooks at a time)
+#                 EDITION=zh for the Chinese notebooks, into build/zh/; two notebooks at a time, JOBS=1 for one)
 #   make test     set everything up and run all checks: ruff, pytest, nbval on the notebooks (smoke profile)
 #   make setup    only the virtual environment (.venv/)
 #   make lab      JupyterLab on the notebooks
@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROFILE ?= full
 EDITION ?= en
-JOBS ?= 1
+JOBS ?= 2
 # Notebook kernels must start from the same environment as the tools that run them.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 

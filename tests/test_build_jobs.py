@@ -115,6 +115,17 @@ def test_a_build_at_the_same_time_prints_its_own_time_as_the_total():
     assert lines[-1].split()[:3] == ["total", "2.5", "min"]
     assert budget_lines({"00_a": 60.0, "01_b": 120.0, "claims": 30.0}, "smoke")[-1].split()[:3] == \
         ["total", "3.5", "min"]
+    # Full profile: a notebook beside another is not held to its own budget (made for one at a time), the total is.
+    times = {"06_elmo": 1500.0, "07_polysemy": 1740.0, "claims": 40.0}
+    alone = budget_lines(times, "full")
+    assert "OVER by" in next(line for line in alone if line.startswith("06_elmo"))
+    assert "06_elmo took more than 10 minutes" in alone
+    side = budget_lines(times, "full", wall=1800.0)
+    assert next(line for line in side if line.startswith("06_elmo")).split()[-2:] == ["9.0", "min"]
+    assert not any("took more than" in line for line in side)
+    total = next(line for line in side if line.startswith("total"))
+    assert total.endswith("30.0 min    18.5 min   OVER by  11.5 min")  # the build's 30 minutes, not the sum's 54
+    assert side[-1].startswith("side by side, only the total is held to its budget")
 
 
 def _notebook(path, *sources):
