@@ -365,7 +365,8 @@ def wait_for_saved(path: str | os.PathLike, poll: float = 0.5) -> Path:
 
 
 def _running(pid_file: Path) -> bool:
-    """Whether the process ``pid_file`` names still runs (True where that cannot be told)."""
+    """Whether the process ``pid_file`` names still runs: False without a readable file, True where the
+    system will not say (a process of another user)."""
     try:
         pid = int(pid_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -410,10 +410,12 @@ def run_side_by_side(sources: list[Path], out: Path, profile: str, edition: str,
                     try:
                         run = ready.recv()
                     except (EOFError, OSError):
-                        run = NotebookRun(source.stem, source.stem, 0.0, out / "notebooks" / source.name, None,
-                                          error=f"the process that ran it ended with exit status {process.exitcode}")
+                        run = None
                     ready.close()
                     process.join()
+                    if run is None:
+                        run = NotebookRun(source.stem, source.stem, 0.0, out / "notebooks" / source.name, None,
+                                          error=f"the process that ran it ended with exit status {process.exitcode}")
                     free.append(slot)
                     for marker in markers:
                         if marker.is_file() and marker.read_text(encoding="utf-8") == source.stem:
