@@ -1,8 +1,9 @@
 """What the notebooks hand on to each other: every model and result file one notebook makes and a
 later one loads, and which notebook makes it.
 
-A build runs the notebooks in order, so each file is made once, by the first notebook that needs it,
-and loaded after (``build/models/``, ``build/models/smoke/`` for the smoke profile). A notebook run
+A build runs the notebooks in order (or several at a time, a notebook waiting for a file an earlier one
+is still making: :func:`course.paths.wait_for_saved`), so each file is made once, by the first notebook
+that needs it, and loaded after (``build/models/``, ``build/models/smoke/`` for the smoke profile). A notebook run
 on its own, before the one that makes a file, makes it itself (the course's settings for it) and
 saves it for the others. :func:`shared_files_table` is the table each notebook shows near its top.
 """
