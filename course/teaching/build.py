@@ -45,7 +45,9 @@ from ..edition import resolve_edition, text
 from ..errors import CourseError, NotebookFileError, SettingError
 from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, project_root
 from ..settings import resolve_profile
+from . import heartbeat
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
+from .heartbeat import Heartbeat
 from .pages import render_page, static_folder
 from .report import HEADLINE_MIME
 
@@ -172,7 +174,9 @@ def _collect(notebook, stem: str, figures_dir: Path) -> tuple[list[Path], list[d
 
 
 def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> NotebookRun:
-    """Execute one notebook with papermill and render it; failures are recorded, not raised."""
+    """Execute one notebook with papermill and render it; failures are recorded, not raised. While it runs,
+    a line every :data:`~course.teaching.heartbeat.HEARTBEAT_SECONDS` says where it stands
+    (:class:`~course.teaching.heartbeat.Heartbeat`)."""
     import nbformat
     import papermill
 
@@ -185,8 +189,12 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
     with tempfile.TemporaryDirectory(prefix="course-build-") as running:  # papermill saves as it goes
         output = Path(running) / source.name
         try:
-            papermill.execute_notebook(str(source), str(output), parameters={"PROFILE": profile, "EDITION": edition},
-                                       cwd=str(source.parent), kernel_name="python3", progress_bar=False)
+            with Heartbeat(source.stem, nbformat.read(source, as_version=4), heartbeat.HEARTBEAT_SECONDS) as beat:
+                papermill.execute_notebook(str(source), str(output),
+                                           parameters={"PROFILE": profile, "EDITION": edition},
+                                           cwd=str(source.parent), kernel_name="python3", progress_bar=False,
+                                           on_cell_execute=beat.on_cell_execute,
+                                           on_cell_executed=beat.on_cell_executed)
         except Exception as exc:  # papermill's execution error carries the cell's traceback
             error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc}"
         finally:
