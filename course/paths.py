@@ -355,7 +355,7 @@ def wait_for_saved(path: str | os.PathLike, poll: float = 0.5) -> Path:
         except (FileNotFoundError, NotADirectoryError):
             return path
         if maker == os.environ.get(NOTEBOOK_ENV) or (path.is_file() and path.stat().st_mtime >= marked) or \
-                not _running(Path(folder) / BUILD_PID):
+                not build_running(Path(folder)):
             return path
         if not noted:
             print(f"note: waiting for {maker}, which this build runs at the same time, to save {path.name}",
@@ -364,11 +364,11 @@ def wait_for_saved(path: str | os.PathLike, poll: float = 0.5) -> Path:
         time.sleep(poll)
 
 
-def _running(pid_file: Path) -> bool:
-    """Whether the process ``pid_file`` names still runs: False without a readable file, True where the
-    system will not say (a process of another user)."""
+def build_running(folder: Path) -> bool:
+    """Whether the build whose marker folder is ``folder`` still runs (the process its ``BUILD_PID`` file
+    names): False without a readable file, True where the system will not say (a process of another user)."""
     try:
-        pid = int(pid_file.read_text(encoding="utf-8"))
+        pid = int((Path(folder) / BUILD_PID).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     try:

@@ -14,7 +14,14 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.errors import SettingError
 from course.paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, load_saved, save_json, wait_for_saved
-from course.teaching.build import budget_lines, build_course, core_shares, pending_markers
+from course.teaching.build import (
+    PENDING_PREFIX,
+    budget_lines,
+    build_course,
+    core_shares,
+    pending_markers,
+    remove_stale_marker_folders,
+)
 from course.teaching.shared_models import SHARED_FILES
 
 BILM = "elmo-cpu-wiki-en.pt"  # made by notebook 06, loaded by 07, 08 and 11
@@ -101,6 +108,22 @@ def test_markers_name_the_notebook_of_the_build_that_makes_each_shared_file(tmp_
     made = {shared.name: shared.made_in for shared in SHARED_FILES}
     assert sorted(m.name for m in markers) == sorted(n for n, by in made.items() if by in ("05", "06"))
     assert {m.name: m.read_text(encoding="utf-8") for m in markers}[BILM] == "06_elmo"
+
+
+def test_marker_folders_of_builds_that_were_killed_are_removed_and_no_others(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    folders = {name: tmp_path / f"{PENDING_PREFIX}{name}" for name in ("killed", "running", "starting")}
+    for folder in folders.values():
+        folder.mkdir()
+        (folder / BILM).write_text("06_maker", encoding="utf-8")
+    (folders["killed"] / BUILD_PID).write_text(dead.stdout.strip(), encoding="utf-8")
+    (folders["running"] / BUILD_PID).write_text(str(os.getpid()), encoding="utf-8")
+    other = tmp_path / "course-build-other"  # not a marker folder
+    other.mkdir()
+    (other / BUILD_PID).write_text(dead.stdout.strip(), encoding="utf-8")
+    assert remove_stale_marker_folders(tmp_path) == [folders["killed"]]
+    assert not folders["killed"].exists()
+    assert folders["running"].is_dir() and folders["starting"].is_dir() and other.is_dir()
 
 
 def test_each_notebook_gets_its_own_cores_where_there_are_two_per_notebook():

@@ -43,7 +43,7 @@ from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
 from ..devices import describe_machine
 from ..edition import resolve_edition, text
 from ..errors import CourseError, NotebookFileError, SettingError
-from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, project_root
+from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, build_running, project_root
 from ..settings import resolve_profile
 from . import heartbeat
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
@@ -390,6 +390,25 @@ def pending_markers(sources: list[Path], folder: Path) -> list[Path]:
     return markers
 
 
+PENDING_PREFIX = "course-pending-"  # a build's marker folder, in the system's temporary folder
+
+
+def remove_stale_marker_folders(folder: Path | None = None) -> list[Path]:
+    """Remove the marker folders (:func:`pending_markers`) left in ``folder`` (default: the system's temporary
+    folder) by builds that ended without removing them (killed outright): those whose ``BUILD_PID`` names
+    a process that no longer runs. A folder without that file is left alone: its build may have just made
+    it and not written the file yet. Returns the folders removed."""
+    import shutil
+
+    folder = Path(tempfile.gettempdir()) if folder is None else Path(folder)
+    removed = []
+    for stale in sorted(folder.glob(PENDING_PREFIX + "*")):
+        if stale.is_dir() and (stale / BUILD_PID).is_file() and not build_running(stale):
+            shutil.rmtree(stale, ignore_errors=True)
+            removed.append(stale)
+    return removed
+
+
 def run_side_by_side(sources: list[Path], out: Path, profile: str, edition: str, jobs: int) -> list[NotebookRun]:
     """Run ``sources`` ``jobs`` at a time, each in a process of its own (spawned: nothing of this one's
     PyTorch or CUDA state is inherited), started in order as slots free up; the runs in the order of
@@ -398,9 +417,11 @@ def run_side_by_side(sources: list[Path], out: Path, profile: str, edition: str,
     context = multiprocessing.get_context("spawn")
     shares = core_shares(jobs)
     runs: dict[Path, NotebookRun] = {}
-    with tempfile.TemporaryDirectory(prefix="course-pending-") as pending:
+    remove_stale_marker_folders()
+    with tempfile.TemporaryDirectory(prefix=PENDING_PREFIX) as pending:
+        with atomic_path(Path(pending) / BUILD_PID) as temporary:  # whole: another build may read it
+            temporary.write_text(str(os.getpid()), encoding="utf-8")
         markers = pending_markers(sources, Path(pending))
-        (Path(pending) / BUILD_PID).write_text(str(os.getpid()), encoding="utf-8")
         waiting, running, free = list(sources), {}, list(range(jobs))
         try:
             while waiting or running:
