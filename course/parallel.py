@@ -14,10 +14,15 @@ on one PyTorch thread, in a worker or, with ``workers=1``, in the plain loop in 
 thread count matters: a sum split over two threads is added in another order, and an ELMo tagger of
 notebook 09 trained on two threads ended with another F1 in the fourth decimal than on one.
 
-Forking is what the course does where PyTorch sees no GPU. Where it sees one, the jobs run one by one
-in this process, with its threads: CUDA does not survive a fork, nor do autograd's per-device threads
-once a backward pass has started them ("Unable to handle autograd's threading in combination with
-fork-based multiprocessing"), and a GPU is the faster way to run them anyway.
+Forking is what the course does where PyTorch sees no GPU. Where it sees one, CUDA does not survive a
+fork, nor do autograd's per-device threads once a backward pass has started them ("Unable to handle
+autograd's threading in combination with fork-based multiprocessing"). There the workers are *spawned*,
+started afresh, up to :data:`GPU_WORKERS` of them sharing the GPU: the course's models are small, and one
+process alone keeps the GPU busy a quarter of the time, launching one small kernel after another. Each
+worker receives the function and the jobs pickled once, tensors shared rather than copied (PyTorch's
+``torch.multiprocessing``: a tensor on the GPU stays where it is, one in memory moves to shared memory).
+Jobs that cannot travel that way (a function defined in a notebook, a lambda) run one by one in this
+process, with its threads, as they did before, and a note says so.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager, nullcontext
@@ -33,8 +39,11 @@ from multiprocessing.connection import wait
 from typing import Any
 
 import torch
+import torch.multiprocessing  # noqa: F401 - how tensors travel to spawned workers: shared, not copied
 
 from .errors import SettingError
+
+GPU_WORKERS = 4  # jobs at once where they share one GPU (workers=None), each in a spawned process
 
 
 def available_cores() -> int:
@@ -45,24 +54,38 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def start_method() -> str | None:
+    """How jobs run in processes of their own here: ``"fork"`` where PyTorch sees no GPU (the workers
+    inherit what this process holds), ``"spawn"`` where it sees one (started afresh: CUDA does not survive
+    a fork), None within a worker (a job that runs jobs of its own runs them in its worker, one by one) or
+    where the system has neither."""
+    if multiprocessing.current_process().daemon:
+        return None
+    method = "spawn" if torch.cuda.is_available() else "fork"
+    return method if method in multiprocessing.get_all_start_methods() else None
+
+
 def can_fork() -> bool:
     """Whether jobs may run in forked processes: a system with ``fork``, no GPU that PyTorch sees, and
-    not within a worker (a job that runs jobs of its own runs them in its worker, one by one)."""
-    return ("fork" in multiprocessing.get_all_start_methods() and not torch.cuda.is_available()
-            and not multiprocessing.current_process().daemon)
+    not within a worker (:func:`start_method`)."""
+    return start_method() == "fork"
 
 
 def worker_count(workers: int | None, jobs: int) -> int:
-    """How many processes run ``jobs`` jobs: ``workers`` (None: :func:`available_cores`), at most one per
-    job, and 1 where the jobs cannot run in forked processes (:func:`can_fork`).
+    """How many processes run ``jobs`` jobs: ``workers`` (None: :func:`available_cores`, and at most
+    :data:`GPU_WORKERS` where they share a GPU), at most one per job, and 1 where the jobs cannot run in
+    processes of their own (:func:`start_method`).
 
     Raises:
         SettingError: ``workers`` that is not a positive whole number.
     """
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise SettingError(f"workers must be a positive whole number (or None: every core), got {workers!r}")
+    method = start_method()
     count = min(available_cores() if workers is None else workers, max(jobs, 1))
-    return count if count > 1 and can_fork() else 1
+    if method == "spawn" and workers is None:
+        count = min(count, GPU_WORKERS)
+    return count if count > 1 and method is not None else 1
 
 
 @contextmanager
@@ -84,7 +107,8 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
         function: what each job runs; its result must pickle (it comes back from a worker process).
         jobs: argument tuples or keyword dicts, one per run.
         workers: processes to run them on (None: every core this process may use, at most one per
-            job); 1 runs them one after the other in this process (on one PyTorch thread).
+            job, and at most :data:`GPU_WORKERS` where they share a GPU); 1 runs them one after the other
+            in this process (on one PyTorch thread where there is no GPU).
         on_result: called here with ``(index, result)`` of each job in job order, as soon as the job
             and all the jobs before it are done (to print progress).
         order: the job indices in the order the workers take them (default: as listed). Longest first
@@ -103,7 +127,14 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
     """
     jobs = list(jobs)
     order = _check_order(order, len(jobs))
-    count = worker_count(workers, len(jobs))
+    count, method = worker_count(workers, len(jobs)), start_method()
+    if count > 1 and method == "spawn":
+        try:
+            return _run_in_processes(function, jobs, count, on_result, order, method)
+        except _CannotSend as reason:
+            print(f"note: these {len(jobs)} jobs cannot be sent to processes of their own ({reason}): they run one "
+                  f"after the other here", file=sys.stderr, flush=True)
+            count = 1
     if count == 1:
         results = []
         with one_thread() if can_fork() else nullcontext():
@@ -116,7 +147,7 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
                 if on_result is not None:
                     on_result(index, results[-1])
         return results
-    return _run_forked(function, jobs, count, on_result, order)
+    return _run_in_processes(function, jobs, count, on_result, order, method)
 
 
 def longest_first(costs: Sequence) -> list[int]:
@@ -189,14 +220,47 @@ def _portable(error: BaseException) -> BaseException:
         return RuntimeError(f"{type(error).__name__}: {error}")
 
 
-def _run_forked(function: Callable, jobs: list, count: int, on_result, order: list[int]) -> list:
-    context = multiprocessing.get_context("fork")
+class _CannotSend(Exception):
+    """The jobs cannot be pickled for a spawned worker (before any job has run)."""
+
+
+def _by_reference(function: Callable) -> bool:
+    """Whether a spawned process can import ``function`` (pickle sends functions by name)."""
+    module = sys.modules.get(getattr(function, "__module__", None) or "")
+    if module is None or module.__name__ == "__main__":
+        return False
+    found = module
+    for name in getattr(function, "__qualname__", "<>").split("."):
+        found = getattr(found, name, None)
+    return found is function
+
+
+def _run_in_processes(function: Callable, jobs: list, count: int, on_result, order: list[int],
+                      method: str = "fork") -> list:
+    """The jobs on ``count`` worker processes, forked or spawned (``method``).
+
+    Raises:
+        _CannotSend: spawned workers cannot receive the function or the jobs (nothing has run yet).
+    """
+    context = multiprocessing.get_context(method)
+    if method == "spawn":
+        functions = [function] + [job[0] for job in jobs if function is _apply]
+        unknown = next((f for f in functions if not _by_reference(f)), None)
+        if unknown is not None:
+            raise _CannotSend(f"{getattr(unknown, '__qualname__', unknown)!s} is not importable by name")
     processes, connections = [], []
     try:
         for _ in range(count):
             here, there = context.Pipe()
             process = context.Process(target=_worker, args=(function, jobs, there), daemon=True)
-            process.start()
+            try:
+                process.start()
+            except (pickle.PicklingError, AttributeError, TypeError) as error:
+                here.close()
+                there.close()
+                if method != "spawn":
+                    raise
+                raise _CannotSend(f"{type(error).__name__}: {error}") from error
             there.close()
             processes.append(process)
             connections.append(here)
@@ -270,7 +334,8 @@ def _raise(payload, process, index: int, jobs: list) -> None:
     if payload is None:
         process.join(timeout=1)
         error: BaseException = RuntimeError(f"a worker process ended (exit code {process.exitcode}) without a "
-                                            f"result: out of memory, or killed")
+                                            f"result: out of memory, killed, or, started afresh, unable to read "
+                                            f"its jobs (its error is above)")
     else:
         error, remote = payload
         error.add_note("the worker's traceback:\n" + remote.rstrip())

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 import torch
 
+import course.parallel
 from course.elmo import ElmoConfig, train_elmo
 from course.errors import SettingError
-from course.parallel import available_cores, can_fork, longest_first, run_calls, run_jobs, worker_count
+from course.parallel import GPU_WORKERS, available_cores, can_fork, longest_first, run_calls, run_jobs, worker_count
 from course.tagger import ElmoFeatures, TaggerConfig
 from course.tagger.curves import learning_curve
 from course.tasks.ner import NerData, TaggedSentence
@@ -202,6 +203,65 @@ def test_an_interrupt_stops_every_worker():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert multiprocessing.active_children() == []
+
+
+# ------------------------------------------------------- spawned workers (where PyTorch sees a GPU)
+
+
+SET_IN_THIS_PROCESS = {}  # a forked worker sees what was put here before it started; a spawned one does not
+
+
+def tensor_sum(n, tensor, anything=None):
+    return n, float(tensor.sum()), os.getpid(), torch.get_num_threads(), SET_IN_THIS_PROCESS.get("set")
+
+
+@pytest.fixture
+def spawning(monkeypatch):
+    """Jobs run as they do where PyTorch sees a GPU: in spawned workers, started afresh (here on the CPU)."""
+    monkeypatch.setattr(course.parallel, "start_method", lambda: "spawn")
+
+
+def test_spawned_workers_receive_the_jobs_tensors_included_and_give_what_the_loop_gives(spawning, monkeypatch):
+    monkeypatch.setitem(SET_IN_THIS_PROCESS, "set", True)
+    tensor = torch.arange(12.0).reshape(3, 4)
+    results = run_jobs(tensor_sum, [(n, tensor * n) for n in range(5)], workers=2)
+    assert [r[:2] for r in results] == [(n, 66.0 * n) for n in range(5)]
+    assert os.getpid() not in {r[2] for r in results} and {r[3] for r in results} == {1}
+    assert {r[4] for r in results} == {None}  # started afresh, not forked
+    here = [fit_line(seed) for seed in range(3)]
+    assert run_calls([(fit_line, (seed,)) for seed in range(3)], workers=2) == here
+    with pytest.raises(ValueError, match="bad value 2") as caught:
+        run_jobs(fail_on, [(n, 2) for n in range(4)], workers=2)
+    assert "the worker's traceback" in "\n".join(caught.value.__notes__)
+    assert multiprocessing.active_children() == []
+
+
+def test_a_learning_curve_gives_the_same_rows_in_spawned_workers_as_one_by_one(spawning):
+    data = toy_ner()
+    elmo = train_elmo(from_sentences([list(s.words) for s in data.train]), ElmoConfig(**TINY_ELMO, epochs=1),
+                      progress=False)
+    config = TaggerConfig(epochs=3, evaluations=1, word_dim=16, hidden_dim=16, device="cpu")
+    rows = {workers: learning_curve(data, ["learned", "elmo"], [40], [1, 2], data.dev, data.test, elmo=elmo,
+                                    config=config, workers=workers) for workers in (1, 2)}
+    assert same_rows(rows[1], rows[2]) and len(rows[2]) == 4
+
+
+def test_jobs_that_cannot_be_sent_to_spawned_workers_run_here_with_a_note(spawning, capsys):
+    def local(n):
+        return n + 1, os.getpid()
+
+    assert run_jobs(local, [(n,) for n in range(3)], workers=2) == [(n + 1, os.getpid()) for n in range(3)]
+    assert "local is not importable by name" in capsys.readouterr().err
+    results = run_jobs(tensor_sum, [(n, torch.ones(2)) for n in range(2)] + [(2, torch.ones(2), lambda: 0)],
+                       workers=2)
+    assert [r[2] for r in results] == [os.getpid()] * 3  # all of them here, none half sent
+    assert "cannot be sent to processes of their own" in capsys.readouterr().err
+    assert multiprocessing.active_children() == []
+
+
+def test_at_most_a_few_spawned_workers_share_a_gpu_unless_asked_for_more(spawning):
+    assert worker_count(None, 50) == min(available_cores(), GPU_WORKERS)
+    assert worker_count(6, 50) == 6 and worker_count(None, 1) == 1
 
 
 def test_worker_count_uses_the_cores_this_process_may_use_and_refuses_nonsense():

@@ -80,7 +80,7 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
     """The course's Transformers of several ``(corpus_name, objective)`` pairs, in that order.
 
     The saved ones are loaded; the others are trained at the same time, up to ``workers`` at once
-    (None: one per core; on a GPU one after the other, in this process), each as
+    (None: one per core; on a GPU up to :data:`~course.parallel.GPU_WORKERS` sharing it), each as
     :func:`course_transformer` trains it alone, and saved. Put the longest first: the pairs are
     handed out in order to whichever worker is free. ``progress`` shows one bar over the models.
 
