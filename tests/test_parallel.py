@@ -259,6 +259,16 @@ def test_jobs_that_cannot_be_sent_to_spawned_workers_run_here_with_a_note(spawni
     assert multiprocessing.active_children() == []
 
 
+def test_a_variable_chooses_how_workers_start_and_nonsense_is_refused(monkeypatch):
+    monkeypatch.setenv(course.parallel.START_ENV, "spawn")
+    monkeypatch.setitem(SET_IN_THIS_PROCESS, "set", True)
+    assert course.parallel.start_method() == "spawn" and not can_fork()
+    assert {r[4] for r in run_jobs(tensor_sum, [(n, torch.ones(1)) for n in range(2)], workers=2)} == {None}
+    monkeypatch.setenv(course.parallel.START_ENV, "thread")
+    with pytest.raises(SettingError, match="COURSE_WORKER_START=thread is not a way to start workers"):
+        run_jobs(tensor_sum, [(0, torch.ones(1))], workers=2)
+
+
 def test_at_most_a_few_spawned_workers_share_a_gpu_unless_asked_for_more(spawning):
     assert worker_count(None, 50) == min(available_cores(), GPU_WORKERS)
     assert worker_count(6, 50) == 6 and worker_count(None, 1) == 1
