@@ -128,12 +128,12 @@ def fit(model: torch.nn.Module, optimizer: torch.optim.Optimizer, train_epoch: C
     Raises:
         SettingError: a checkpoint of another run, or not a readable one.
     """
-    from tqdm.auto import tqdm
+    from .progress import progress_bar
 
     state = SupervisedState()
     if resume and checkpoint is not None:
         state = load(checkpoint, model, optimizer, rng, config.score)
-    bar = tqdm(total=config.epochs, initial=state.epoch, desc=config.description, unit="epoch",
+    bar = progress_bar(total=config.epochs, initial=state.epoch, desc=config.description, unit="epoch",
                disable=not progress, leave=False)
     key = f"dev_{config.score}"
     for epoch in range(state.epoch + 1, config.epochs + 1):

@@ -65,6 +65,18 @@ def test_a_line_says_which_cell_runs_under_which_heading_for_how_long():
     assert "; its parameters, for" in beat.line()
 
 
+def test_a_line_shows_the_progress_bar_the_kernel_wrote_rather_than_the_last_printed_line(tmp_path):
+    lesson = _lesson()
+    status = tmp_path / "progress"
+    beat = Heartbeat("06_lesson", lesson, seconds=60, status=status)
+    training = lesson.cells[-1]
+    training.outputs = [new_output("stream", name="stderr", text="note: resumed\n")]
+    beat.on_cell_execute(cell=training, cell_index=7)
+    assert beat.line().endswith("min: note: resumed")  # no bar open: no file
+    status.write_text("ELMo (cpu):  62%|######2   | 1.65M/2.67M [05:58<03:24, 4.96ktok/s]\n", encoding="utf-8")
+    assert beat.line().endswith("min: ELMo (cpu):  62%|######2   | 1.65M/2.67M [05:58<03:24, 4.96ktok/s]")
+
+
 def test_a_build_prints_where_a_long_notebook_stands_and_stops_when_it_ends(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(heartbeat, "HEARTBEAT_SECONDS", 0.5)
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
@@ -74,13 +86,19 @@ def test_a_build_prints_where_a_long_notebook_stands_and_stops_when_it_ends(tmp_
     parameters.metadata["tags"] = ["parameters"]
     notebook = new_notebook(cells=[new_markdown_cell("# 02 · Sleeper"), parameters,
                                    new_markdown_cell("## 2 · Sleeping"),
-                                   new_code_cell("import time\nprint('resting', flush=True)\ntime.sleep(2.5)")])
+                                   new_code_cell("import time\nprint('resting', flush=True)\ntime.sleep(2.5)"),
+                                   new_markdown_cell("## 3 · Counting"),
+                                   new_code_cell("import course.progress\ncourse.progress.STATUS_SECONDS = 0.1\n"
+                                                 "bar = course.progress.progress_bar(total=10, desc='steps')\n"
+                                                 "bar.update(4)\ntime.sleep(2.5)\nbar.close()")])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, source / "02_sleeper.ipynb")
     runs = build_course(profile="smoke", out=tmp_path / "build", notebooks=source, jobs=1)
     assert runs[0].error is None
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  02_sleeper: ")]
-    assert any(line.endswith('; code cell 2 of 2, "2 · Sleeping", for 0.0 min: resting') for line in lines), lines
+    assert any(line.endswith('; code cell 2 of 3, "2 · Sleeping", for 0.0 min: resting') for line in lines), lines
+    counting = [line for line in lines if '; code cell 3 of 3, "3 · Counting"' in line]
+    assert any(": steps:  40%|████      | 4/10 [" in line for line in counting), lines
     time.sleep(1.2)
     assert not [line for line in capsys.readouterr().out.splitlines() if "02_sleeper" in line]
     assert not [thread for thread in threading.enumerate() if thread.name.startswith("heartbeat-")]

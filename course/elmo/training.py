@@ -186,9 +186,9 @@ def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
 @contextmanager
 def _progress_bar(model: Elmo, train: LanguageModelData, progress: bool):
     """A tqdm bar over the tokens of all epochs, starting where ``model.state`` stands."""
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
-    bar = tqdm(total=model.config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok",
+    bar = progress_bar(total=model.config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok",
                unit_scale=True, desc=f"ELMo ({model.config.preset})", disable=not progress, smoothing=0.1)
     try:
         yield bar

@@ -39,7 +39,8 @@ def run_epochs(model, epoch_work: Callable[[int], tuple[int, TrainUnit]], total:
     ``unit`` and ``desc`` are for the progress bar. Torch runs one thread per worker meanwhile.
     """
     import torch
-    from tqdm.auto import tqdm
+
+    from ..progress import progress_bar
 
     state = model.state
     on_cpu = model.device.type == "cpu"
@@ -47,7 +48,7 @@ def run_epochs(model, epoch_work: Callable[[int], tuple[int, TrainUnit]], total:
     if on_cpu:
         keep_work_memory()
         torch.set_num_threads(1)  # parallelism comes from the workers; one worker is deterministic
-    bar = tqdm(total=total, initial=state.done, unit=unit, unit_scale=True, desc=desc, disable=not progress)
+    bar = progress_bar(total=total, initial=state.done, unit=unit, unit_scale=True, desc=desc, disable=not progress)
     if in_processes:
         model.share_memory()
 

@@ -44,6 +44,7 @@ from ..devices import describe_machine
 from ..edition import resolve_edition, text
 from ..errors import CourseError, NotebookFileError, SettingError
 from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, build_running, project_root
+from ..progress import STATUS_ENV
 from ..settings import resolve_profile
 from . import heartbeat
 from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
@@ -183,13 +184,15 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
     executed = out / "notebooks" / source.name
     error = None
     start, processor = time.perf_counter(), cpu_seconds()
-    previous = {name: os.environ.get(name) for name in ("COURSE_PROFILE", "COURSE_EDITION")}
+    previous = {name: os.environ.get(name) for name in ("COURSE_PROFILE", "COURSE_EDITION", STATUS_ENV)}
     os.environ["COURSE_PROFILE"] = profile  # the kernel inherits them, for code that reads them directly
     os.environ["COURSE_EDITION"] = edition
     with tempfile.TemporaryDirectory(prefix="course-build-") as running:  # papermill saves as it goes
-        output = Path(running) / source.name
+        output, status = Path(running) / source.name, Path(running) / "progress"
+        os.environ[STATUS_ENV] = str(status)  # where the kernel's progress bar says how far it has got
         try:
-            with Heartbeat(source.stem, nbformat.read(source, as_version=4), heartbeat.HEARTBEAT_SECONDS) as beat:
+            with Heartbeat(source.stem, nbformat.read(source, as_version=4), heartbeat.HEARTBEAT_SECONDS,
+                           status) as beat:
                 papermill.execute_notebook(str(source), str(output),
                                            parameters={"PROFILE": profile, "EDITION": edition},
                                            cwd=str(source.parent), kernel_name="python3", progress_bar=False,

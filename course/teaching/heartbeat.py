@@ -3,10 +3,12 @@
 A notebook that trains a biLM runs for twenty minutes or more, and a build prints nothing between its
 "running ..." line and its end. :class:`Heartbeat` watches papermill run one notebook (nbclient calls
 :meth:`Heartbeat.on_cell_execute` as each code cell starts) and prints, every ``seconds``, which code
-cell is running, under which heading, for how long, and the last line the cell has printed so far
-(a trainer's note, or a text progress bar's latest state)::
+cell is running, under which heading, for how long, and where its progress bar stands (the latest state
+the notebook's kernel wrote into the status file of :mod:`course.progress`; without one, the last line
+the cell has printed)::
 
-      06_elmo_bilm: 12.0 min; code cell 14 of 31, "4 · Training", for 9.5 min: note: ...
+      06_elmo_bilm: 12.0 min; code cell 14 of 31, "4 · Training", for 9.5 min: ELMo (cpu):  62%|██████▏   |
+      1.65M/2.67M [09:20<05:41, 2.95ktok/s, ...]
 
 Each notebook process prints its own lines, so notebooks run side by side (``build --jobs``) each
 say where they stand.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 #: Seconds between the lines a build prints about a notebook still running.
 HEARTBEAT_SECONDS = 120.0
@@ -65,10 +68,12 @@ class Heartbeat:
         name: the notebook's name (its file's stem).
         notebook: the notebook as papermill will run it (its cells' ids name the code cells).
         seconds: between two lines; the first comes ``seconds`` after the block begins.
+        status: the file the notebook's kernel writes its progress bar's state into
+            (:data:`course.progress.STATUS_ENV`), if any.
     """
 
-    def __init__(self, name: str, notebook, seconds: float = HEARTBEAT_SECONDS):
-        self.name, self.seconds = name, seconds
+    def __init__(self, name: str, notebook, seconds: float = HEARTBEAT_SECONDS, status: Path | None = None):
+        self.name, self.seconds, self.status = name, seconds, status
         self.sections = cell_sections(notebook)
         self.code_cells = sum(cell.cell_type == "code" for cell in notebook.cells)
         self.started = time.perf_counter()
@@ -98,8 +103,17 @@ class Heartbeat:
         if self.cell_done:
             return text + f"; after {where}"
         text += f"; {where}" + (f', "{heading}"' if heading else "") + f", for {(now - self.cell_started) / 60:.1f} min"
-        tail = last_printed_line(cell)
+        tail = self.progress() or last_printed_line(cell)
         return text + (f": {tail}" if tail else "")
+
+    def progress(self) -> str:
+        """The notebook's progress bar as its kernel last wrote it, or ""."""
+        if self.status is None:
+            return ""
+        try:
+            return self.status.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):  # no bar open (no file), or another moment's file
+            return ""
 
     def _beat(self) -> None:
         while not self._stopped.wait(self.seconds):

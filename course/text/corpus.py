@@ -469,14 +469,14 @@ def _text_files(path: Path) -> list[Path]:
 
 
 def _build_from_files(path: Path, files: list[Path], language: str, progress: bool) -> Corpus:
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
     texts = [(file, _read_utf8(file)) for file in files]
     if language == "auto":
         language = tokenize.guess_language("\n".join(text[:20_000] for _, text in texts[:50]))
     split = tokenize.chinese_sentences if language == "zh" else tokenize.english_sentences
     sentences = []
-    for _file, text in tqdm(texts, desc=f"tokenising {path.name}", unit="file",
+    for _file, text in progress_bar(texts, desc=f"tokenising {path.name}", unit="file",
                             disable=not progress or len(texts) < 2):
         for line in text.splitlines():
             if line.strip():

@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
 from ..errors import ChecksumError, DownloadError
 from ..paths import atomic_path, cache_dir
+from ..progress import progress_bar
 
 CHUNK_BYTES = 1 << 20
 
@@ -100,7 +99,7 @@ def _download(url: str, remote: RemoteFile, target: Path, progress: bool, timeou
     with response, atomic_path(target) as temporary, open(temporary, "wb") as out:
         length = response.headers.get("Content-Length")
         total = int(length) if length and length.isdigit() else remote.size
-        with tqdm(total=total, unit="B", unit_scale=True, desc=remote.filename, disable=not progress) as bar:
+        with progress_bar(total=total, unit="B", unit_scale=True, desc=remote.filename, disable=not progress) as bar:
             while chunk := _read(response, url, received, timeout, target):
                 out.write(chunk)
                 for digest in digests.values():

@@ -359,9 +359,9 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
     state = TrainingState()
     best = KeepBest(classifier, state, config.patience)
     history, step, seconds = [], 0, 0.0
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
-    with cpu_threads(device, config.threads), tqdm(total=config.epochs, desc=f"fine-tuning {classifier.style}",
+    with cpu_threads(device, config.threads), progress_bar(total=config.epochs, desc=f"fine-tuning {classifier.style}",
                                                    unit="epoch", disable=not progress, leave=False) as bar:
         for epoch in range(1, config.epochs + 1):
             clock = time.perf_counter()

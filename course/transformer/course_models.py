@@ -87,7 +87,7 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
     Raises:
         SettingError: an unknown objective, or the same pair twice.
     """
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
     models = [(corpus_name, objective) for corpus_name, objective in models]
     for corpus_name, objective in models:
@@ -101,7 +101,7 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
             at_once = worker_count(workers, len(missing))
             print(f"training {len(missing)} Transformer{'s' if len(missing) > 1 else ''} not saved yet, {at_once} at a "
                   f"time: {', '.join(model_path(*pair, profile).stem for pair in missing)}", flush=True)
-        with tqdm(total=len(missing), desc="Transformers", unit="model", disable=not progress) as bar:
+        with progress_bar(total=len(missing), desc="Transformers", unit="model", disable=not progress) as bar:
             run_jobs(_train_and_save, [(*pair, profile, device) for pair in missing], workers=workers,
                      on_result=lambda index, path: bar.update(1))
         for pair in missing:

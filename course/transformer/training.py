@@ -132,11 +132,11 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     if saved is not None:
         optimizer.load_state_dict(saved["optimizer"])
     start_random_state(config.seed, device, saved, world)
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
     model.network.train()
     best = KeepBest(model.network, model.state, config.patience, saved) if held is not None else None
-    with cpu_threads(device, world.threads(config.threads)), tqdm(
+    with cpu_threads(device, world.threads(config.threads)), progress_bar(
             total=config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok", unit_scale=True,
             desc=f"Transformer {config.objective} ({config.preset})", disable=not progress, smoothing=0.1) as bar:
         _Run(model, train, held, optimizer, bar, checkpoint, saved, best,

@@ -324,6 +324,6 @@ def train_feature_classifier(train, dev, features, config: ClassifierConfig = Cl
 
 
 def _progress(total: int, show: bool, what: str, unit: str):
-    from tqdm.auto import tqdm
+    from ..progress import progress_bar
 
-    return tqdm(total=total, desc=what, unit=unit, disable=not show, leave=False)
+    return progress_bar(total=total, desc=what, unit=unit, disable=not show, leave=False)
