@@ -44,7 +44,7 @@ import torch.multiprocessing  # noqa: F401 - how tensors travel to spawned worke
 from .errors import SettingError
 
 GPU_WORKERS = 4  # jobs at once where they share one GPU (workers=None), each in a spawned process
-START_ENV = "COURSE_WORKER_START"  # "fork" or "spawn": start the workers so here, whether or not there is a GPU
+START_ENV = "COURSE_WORKER_START"  # "fork", "spawn", or "none" (no workers: the jobs one by one, here)
 
 
 def available_cores() -> int:
@@ -60,7 +60,8 @@ def start_method() -> str | None:
     inherit what this process holds), ``"spawn"`` where it sees one (started afresh: CUDA does not survive
     a fork), None within a worker (a job that runs jobs of its own runs them in its worker, one by one) or
     where the system has neither. ``$COURSE_WORKER_START`` (:data:`START_ENV`) chooses: ``spawn`` runs
-    the jobs on a CPU as they run where there is a GPU, to check that they can be sent to such workers.
+    the jobs on a CPU as they run where there is a GPU, to check that they can be sent to such workers;
+    ``none`` runs them one by one in this process (as jobs ran on a GPU before they were spawned).
 
     Raises:
         SettingError: that variable set to something else, or to ``fork`` where PyTorch sees a GPU.
@@ -68,9 +69,11 @@ def start_method() -> str | None:
     if multiprocessing.current_process().daemon:
         return None
     method = os.environ.get(START_ENV, "").strip() or ("spawn" if torch.cuda.is_available() else "fork")
-    if method not in ("fork", "spawn"):
-        raise SettingError(f"{START_ENV}={method} is not a way to start workers: use fork (no GPU) or spawn, or "
-                           f"unset it")
+    if method not in ("fork", "spawn", "none"):
+        raise SettingError(f"{START_ENV}={method} is not a way to start workers: use fork (no GPU), spawn, or none "
+                           f"(the jobs one by one in this process), or unset it")
+    if method == "none":
+        return None
     if method == "fork" and torch.cuda.is_available():
         raise SettingError(f"{START_ENV}=fork where PyTorch sees a GPU: CUDA does not survive a fork; use spawn, or "
                            f"unset it")

@@ -264,6 +264,8 @@ def test_a_variable_chooses_how_workers_start_and_nonsense_is_refused(monkeypatc
     monkeypatch.setitem(SET_IN_THIS_PROCESS, "set", True)
     assert course.parallel.start_method() == "spawn" and not can_fork()
     assert {r[4] for r in run_jobs(tensor_sum, [(n, torch.ones(1)) for n in range(2)], workers=2)} == {None}
+    monkeypatch.setenv(course.parallel.START_ENV, "none")
+    assert {r[2] for r in run_jobs(tensor_sum, [(n, torch.ones(1)) for n in range(2)], workers=2)} == {os.getpid()}
     monkeypatch.setenv(course.parallel.START_ENV, "thread")
     with pytest.raises(SettingError, match="COURSE_WORKER_START=thread is not a way to start workers"):
         run_jobs(tensor_sum, [(0, torch.ones(1))], workers=2)
