@@ -152,7 +152,7 @@ def run_jobs(function: Callable, jobs: Sequence, workers: int | None = None,
             count = 1
     if count == 1:
         results = []
-        with one_thread() if can_fork() else nullcontext():
+        with one_thread() if not torch.cuda.is_available() else nullcontext():  # on a CPU, as in a worker
             for index, job in enumerate(jobs):
                 try:
                     results.append(_call(function, job))
