@@ -33,6 +33,22 @@ def test_each_code_cell_is_numbered_under_the_last_heading_above_it():
     assert sections[("source", "count += 1")] == (3, "1 · Counting")  # found again with another id
 
 
+def test_the_last_printed_line_leaves_out_a_librarys_warnings():
+    cell = new_code_cell("train()")
+    warning = ("/x/torch/nn/modules/rnn.py:1124: UserWarning: LSTM with projections is not supported\n"
+               "  result = _VF.lstm(input, hx, self._flat_weights)\n")
+    cell.outputs = [new_output("stream", name="stdout", text="epoch 2 of 5\n"),
+                    new_output("stream", name="stderr", text=warning)]
+    assert last_printed_line(cell) == "epoch 2 of 5"
+    cell.outputs = [new_output("stream", name="stderr",
+                               text="resumed at step 40\n" + warning + "  indented, but no warning's\n")]
+    assert last_printed_line(cell) == "indented, but no warning's"
+    cell.outputs = [new_output("stream", name="stderr", text="resumed at step 40\n" + warning + warning)]
+    assert last_printed_line(cell) == "resumed at step 40"
+    cell.outputs = [new_output("stream", name="stderr", text=warning + "loss 3.2\n  indented after text\n")]
+    assert last_printed_line(cell) == "indented after text"
+
+
 def test_the_last_printed_line_is_a_progress_bars_latest_state():
     cell = new_code_cell("train()")
     assert last_printed_line(cell) == ""

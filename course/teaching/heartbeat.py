@@ -16,6 +16,7 @@ say where they stand.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -44,16 +45,35 @@ def cell_sections(notebook) -> dict[tuple[str, str], tuple[int, str]]:
     return sections
 
 
+#: A warning as Python prints it (``warnings.formatwarning``): "file:line: SomeWarning: message", then the
+#: source line that raised it, indented.
+WARNING_HEADER = re.compile(r"^.+:\d+: \w*Warning: ")
+
+
+def without_warnings(text: str) -> list[str]:
+    """The lines of printed ``text`` (a carriage return ending a line too) less Python's warnings: each
+    warning's header line and the indented source line printed under it."""
+    kept, after_warning = [], False
+    for line in text.replace("\r", "\n").split("\n"):
+        if WARNING_HEADER.match(line):
+            after_warning = True
+            continue
+        if not (after_warning and line.startswith(" ")):
+            kept.append(line)
+        after_warning = False
+    return kept
+
+
 def last_printed_line(cell) -> str:
     """The last non-empty line of the text the cell has printed so far (stdout or stderr; a progress bar
-    that redraws itself with carriage returns gives its latest state), or ""."""
+    that redraws itself with carriage returns gives its latest state), a library's warnings left out, or ""."""
     try:
         outputs = list(cell.get("outputs", []))  # nbclient appends to it while the cell runs
     except Exception:  # noqa: BLE001 - a line without the tail is better than none
         return ""
     for output in reversed(outputs):
         if output.get("output_type") == "stream":
-            lines = [line.strip() for line in output.get("text", "").replace("\r", "\n").split("\n")]
+            lines = [line.strip() for line in without_warnings(output.get("text", ""))]
             lines = [line for line in lines if line]
             if lines:
                 line = lines[-1]
