@@ -3,12 +3,11 @@
 import json
 
 import nbformat
-import pytest
 import torch
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.parallel import available_cores
-from course.teaching.build import build_course, kernel_manager_class
+from course.teaching.build import build_course
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK
 
 
@@ -207,24 +206,3 @@ def test_the_build_ends_with_its_times(tmp_path, monkeypatch, capsys):
     if "processor time" in printed[-1]:  # where the system counts it: the least time the same work could take
         printed = printed[:-1]
     assert printed[-3].startswith("00_good") and printed[-2].startswith("claims") and printed[-1].startswith("total")
-
-
-def test_the_kernels_messages_are_encrypted_and_it_does_not_warn_of_plain_text(tmp_path, monkeypatch, capfd):
-    import zmq
-
-    if not zmq.has("curve"):
-        pytest.skip("this pyzmq has no CurveZMQ")
-    manager = kernel_manager_class()(kernel_name="python3")
-    assert manager.transport_encryption == "auto"
-    monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
-    source = tmp_path / "notebooks"
-    source.mkdir()
-    parameters = new_code_cell("PROFILE = None\nEDITION = None")
-    parameters.metadata["tags"] = ["parameters"]
-    notebook = new_notebook(cells=[new_markdown_cell("# 01 · Sums"), parameters, new_code_cell("print(40 + 2)")])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, source / "01_sums.ipynb")
-    runs = build_course(profile="smoke", out=tmp_path / "build", notebooks=source, jobs=1)
-    assert runs[0].error is None
-    assert nbformat.read(runs[0].executed, as_version=4).cells[-1].outputs[0]["text"] == "42\n"
-    assert "without encryption" not in capfd.readouterr().err

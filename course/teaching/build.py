@@ -174,22 +174,6 @@ def _collect(notebook, stem: str, figures_dir: Path) -> tuple[list[Path], list[d
     return figures, headlines
 
 
-def kernel_manager_class() -> type:
-    """The kernel manager the build runs notebooks with: nbclient's own, which provisions CurveZMQ keys for the
-    kernel where pyzmq has CurveZMQ and the kernelspec declares it (ipykernel's does), so that the kernel's
-    messages are encrypted and it does not warn, on every start, that they go over TCP in plain text."""
-    import zmq
-    from jupyter_client.manager import AsyncKernelManager
-    from traitlets import default
-
-    class EncryptedKernelManager(AsyncKernelManager):
-        @default("transport_encryption")
-        def _auto(self) -> str:
-            return "auto" if zmq.has("curve") else "disabled"
-
-    return EncryptedKernelManager
-
-
 def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> NotebookRun:
     """Execute one notebook with papermill and render it; failures are recorded, not raised. While it runs,
     a line every :data:`~course.teaching.heartbeat.HEARTBEAT_SECONDS` says where it stands
@@ -212,7 +196,6 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
                 papermill.execute_notebook(str(source), str(output),
                                            parameters={"PROFILE": profile, "EDITION": edition},
                                            cwd=str(source.parent), kernel_name="python3", progress_bar=False,
-                                           kernel_manager_class=kernel_manager_class(),
                                            on_cell_execute=beat.on_cell_execute,
                                            on_cell_executed=beat.on_cell_executed)
         except Exception as exc:  # papermill's execution error carries the cell's traceback
