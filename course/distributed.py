@@ -138,8 +138,10 @@ def start(device: torch.device) -> World:
 
 
 def stop() -> None:
-    """Leave the process group (where one was joined)."""
+    """Leave the process group (where one was joined), once every process has got here: none tears its
+    connections down while another still uses them."""
     if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
         torch.distributed.destroy_process_group()
 
 
