@@ -113,6 +113,25 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
     return target
 
 
+def refuse_input_as_output(output: str | os.PathLike, inputs, what: str = "output") -> None:
+    """Refuse an ``output`` path that is one of ``inputs`` (the same file after resolving links, or
+    the same inode), before anything is read or written.
+
+    Raises:
+        OutputFileError: one line naming both.
+    """
+    target = Path(output)
+    for given in inputs:
+        if given is None:
+            continue
+        source = Path(given)
+        same = target.resolve() == source.resolve()
+        if not same and target.exists() and source.exists():
+            same = os.path.samefile(target, source)
+        if same:
+            raise OutputFileError(f"{target}: the {what} would be written over the input {source}; give another file")
+
+
 _CLAIMS: dict[Path, tuple[int, Path]] = {}  # outputs this process holds: (locked handle, lock file)
 
 

@@ -66,6 +66,16 @@ def requests_seen(server) -> list[str]:
     return QuietHandler.requests
 
 
+def run_course(*args, env=None):
+    """``python -m course ARGS`` in a process of its own, with this environment (and ``env`` over it)."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "course", *map(str, args)], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=300)
+
+
 def assert_one_line_error(result, *fragments):
     """A command-line run that failed as a user's mistake should: exit status 2, one line on stderr."""
     assert result.returncode == 2, result.stderr

@@ -8,6 +8,9 @@
     python -m course train word2vec --corpus wiki-en --arch skipgram --loss neg --out vectors.txt
     python -m course train glove --corpus wiki-en --dim 100 --window 15 --epochs 15 --out glove.txt
     python -m course train elmo --corpus wiki-en --preset cpu --epochs 3 --seed 1 --device auto --out elmo.pt
+    python -m course elmo convert options.json weights.hdf5 --out elmo.pt
+    python -m course elmo embed sentences.txt layers.hdf5 --model elmo.pt [--stateful]
+    python -m course pretrained list | get NAME [--limit N]
     python -m course probe --model elmo.pt --probes en_polysemy.tsv [--json OUT]
     python -m course claims [--profile full|smoke] [--json OUT] [--markdown]
     python -m course build [--profile full|smoke] [--edition en|zh]
@@ -21,7 +24,8 @@ line on standard error and exit with status 2.
 
 Each subcommand's parser sits beside its handler, one module per group: :mod:`~course.cli.corpus`,
 :mod:`~course.cli.vectors` (``evaluate``, ``export``), :mod:`~course.cli.train` (the vectors and language
-models), :mod:`~course.cli.tasks` (``train tagger``, ``train classifier``), :mod:`~course.cli.measure`
+models), :mod:`~course.cli.tasks` (``train tagger``, ``train classifier``), :mod:`~course.cli.elmo` (``elmo convert``,
+``elmo embed``), :mod:`~course.cli.pretrained` (``pretrained list``, ``get``), :mod:`~course.cli.measure`
 (``probe``, ``claims``), :mod:`~course.cli.teaching` (``build``, ``assignments``, ``grade``, ``models``) and
 :mod:`~course.cli.editions`; each has ``add_parser(subparsers)``. What they share: :mod:`~course.cli.output`
 (JSON, tables, outputs claimed before any work) and :mod:`~course.cli.arguments` (argument types, flag groups).
@@ -35,7 +39,7 @@ from collections.abc import Sequence
 
 from ..errors import CourseError
 from ..paths import release_outputs
-from . import corpus, editions, measure, tasks, teaching, train, vectors
+from . import corpus, editions, elmo, measure, pretrained, tasks, teaching, train, vectors
 
 
 class CourseParser(argparse.ArgumentParser):
@@ -56,6 +60,8 @@ def make_parser() -> argparse.ArgumentParser:
     models = trainer.add_subparsers(dest="model", required=True, metavar="MODEL")
     train.add_parser(models)
     tasks.add_parser(models)
+    elmo.add_parser(commands)
+    pretrained.add_parser(commands)
     measure.add_parser(commands)
     teaching.add_parser(commands)
     editions.add_parser(commands)

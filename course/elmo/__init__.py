@@ -7,12 +7,16 @@ One job per file:
 - :mod:`~course.elmo.characters`: words as rows of character ids;
 - :mod:`~course.elmo.token_encoder`: char-CNN, highway layers and projection (layer 0);
 - :mod:`~course.elmo.bilm`: the forward and backward LSTM language models and their loss;
+- :mod:`~course.elmo.lstm`: an LSTM with projection whose cells and outputs are clipped (the published ELMo's);
+- :mod:`~course.elmo.bilm_tf`: the published ELMo (bilm-tf's ``options.json`` and ``weights.hdf5``) as an
+  :class:`Elmo`, each convention that decides equality with bilm-tf's outputs in its docstring;
 - :mod:`~course.elmo.scalar_mix`: the task-weighted mix gamma * sum_j softmax(w)_j h_j;
 - :mod:`~course.elmo.batching`: a corpus as batches of equal-length sentences;
 - :mod:`~course.elmo.perplexity`: the perplexity of each direction over a set of sentences;
 - :mod:`~course.elmo.training`: :func:`train_elmo`: the learning-rate schedule, resuming,
   held-out perplexity after each epoch, checkpoints;
-- :mod:`~course.elmo.embedder`: the L + 1 layers of each token of a sentence;
+- :mod:`~course.elmo.embedder`: the L + 1 layers of each token of a sentence, from zero or carried from the
+  sentence before (stateful), and a file of sentences in allennlp's HDF5 layout;
 - :mod:`~course.elmo.sampling`: sentences drawn from the forward LM;
 - :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file;
 - :mod:`~course.elmo.course_models`: the biLMs the notebooks share, per corpus and profile.
@@ -26,7 +30,8 @@ from .config import ElmoConfig, preset
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {
-    "BiLM": "bilm", "BiLMStates": "bilm", "CharacterVocabulary": "characters", "course_config": "course_models",
+    "BiLM": "bilm", "BiLMStates": "bilm", "ByteCharacters": "characters", "CharacterVocabulary": "characters",
+    "course_config": "course_models",
     "course_corpus": "course_models", "course_elmo": "course_models", "Elmo": "model", "TrainingState": "model",
     "load_elmo": "model", "ScalarMix": "scalar_mix", "TokenEncoder": "token_encoder",
     "evaluate_perplexity": "training", "train_elmo": "training"})
@@ -34,6 +39,7 @@ __getattr__ = lazy_attributes(__name__, {
 __all__ = [
     "BiLM",
     "BiLMStates",
+    "ByteCharacters",
     "CharacterVocabulary",
     "Elmo",
     "ElmoConfig",

@@ -8,7 +8,11 @@ token vector x_k from the :class:`~course.elmo.token_encoder.TokenEncoder`. Then
 
 Each direction is L LSTM layers (``torch.nn.LSTM``, cuDNN on a GPU) whose outputs are projected to
 d (LSTMP), with a residual connection between the layers: h^{(j)} = LSTM_j(h^{(j-1)}) + h^{(j-1)}
-for j >= 2. The token encoder and the softmax are shared by both directions, the LSTMs are not.
+for j >= 2 (``config.residual``; bilm-tf's skip connections). Where the config clips the cells or
+the outputs (the published ELMo does), each layer is a :class:`~course.elmo.lstm.ClippedLSTMP`
+instead, with the same weights. A config with ``softmax="none"`` (a converted model, published
+without its softmax) embeds but predicts nothing. The token encoder and the softmax are shared by
+both directions, the LSTMs are not.
 The loss is the sum of the two directions' negative log-likelihoods,
 
     - sum_k [ log p(w_{k+1} | w_0 .. w_k) + log p(w_{k-1} | w_k .. w_{n+1}) ],
@@ -33,7 +37,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..errors import SettingError
 from .config import FULL_SOFTMAX_LIMIT, ElmoConfig
+from .lstm import ClippedLSTMP
 from .token_encoder import TokenEncoder, halves
 
 ONEDNN_NOTE = "LSTM with projections is not supported with oneDNN"
@@ -62,12 +68,17 @@ class BiLMStates:
         backward: L tensors ``(B, T, d)``: the backward LM's layers, bottom first, aligned with the
             positions (``backward[j][b, k]`` has read positions k .. end of sentence b).
         mask: ``(B, T)`` bool, True at real positions (``<bos>`` and ``<eos>`` included).
+        final: ``{"forward": [...], "backward": [...]}``, each direction's ``(h, c)`` per layer after
+            its last step (position ``T - 1`` forward, position 0 backward): the states a stateful
+            reader carries into the next sentence. Exact for a batch of one sentence; rows of a
+            padded batch also read their padding before these.
     """
 
     tokens: torch.Tensor
     forward: list[torch.Tensor]
     backward: list[torch.Tensor]
     mask: torch.Tensor
+    final: dict | None = None
 
 
 @dataclass
@@ -133,8 +144,13 @@ class DirectionalLM(nn.Module):
     def __init__(self, config: ElmoConfig):
         super().__init__()
         d = config.projection_dim
-        self.layers = nn.ModuleList(nn.LSTM(d, config.lstm_dim, proj_size=d, batch_first=True)
-                                    for _ in range(config.num_layers))
+        if config.cell_clip is None and config.proj_clip is None:
+            self.layers = nn.ModuleList(nn.LSTM(d, config.lstm_dim, proj_size=d, batch_first=True)
+                                        for _ in range(config.num_layers))
+        else:
+            self.layers = nn.ModuleList(ClippedLSTMP(d, config.lstm_dim, d, config.cell_clip, config.proj_clip)
+                                        for _ in range(config.num_layers))
+        self.residual = config.residual
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, x: torch.Tensor, state=None, masks: list[torch.Tensor] | None = None):
@@ -153,7 +169,7 @@ class DirectionalLM(nn.Module):
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message=ONEDNN_NOTE)
                 out, final = lstm(h_in, None if state is None else state[j])
-            h = out + h if j > 0 else out  # the residual connection between layers
+            h = out + h if j > 0 and self.residual else out  # the residual connection between layers
             outputs.append(h)
             finals.append(final)
         return outputs, finals
@@ -180,14 +196,17 @@ class BiLM(nn.Module):
             self.backward_lm = DirectionalLM(config)
             self.dropout = nn.Dropout(config.dropout)
             adaptive = config.softmax == "adaptive" or (config.softmax == "auto" and vocab_size > FULL_SOFTMAX_LIMIT)
-            if adaptive:
+            if config.softmax == "none":
+                self.softmax = None
+            elif adaptive:
                 self.softmax = nn.AdaptiveLogSoftmaxWithLoss(config.projection_dim, vocab_size,
                                                              _cutoffs(config, vocab_size), div_value=ADAPTIVE_DIV)
             else:
                 self.softmax = nn.Linear(config.projection_dim, vocab_size)
         self.adaptive = adaptive
 
-    def forward(self, char_ids: torch.Tensor, mask: torch.Tensor, index: torch.Tensor | None = None) -> BiLMStates:
+    def forward(self, char_ids: torch.Tensor, mask: torch.Tensor, index: torch.Tensor | None = None,
+                initial: dict | None = None) -> BiLMStates:
         """States of ``<bos> w_1 .. w_n <eos>`` sentences.
 
         Args:
@@ -195,16 +214,20 @@ class BiLM(nn.Module):
                 the characters of the U distinct words of the batch.
             mask: ``(B, T)`` bool, True at real positions.
             index: ``(B, T)`` int64, the row of ``char_ids`` at each position (any row at padding).
+            initial: the states to start each direction from (a previous call's
+                ``BiLMStates.final``), or None: zeros.
         """
         x = self.token_vectors(char_ids, index)
-        forward, _ = self.forward_lm(x)
+        initial = initial or {}
+        forward, forward_final = self.forward_lm(x, initial.get("forward"))
         reverse = reverse_within_lengths(mask)
-        backward, _ = self.backward_lm(_gather_time(x, reverse))
+        backward, backward_final = self.backward_lm(_gather_time(x, reverse), initial.get("backward"))
         backward = [_gather_time(h, reverse) for h in backward]
-        return BiLMStates(x, forward, backward, mask)
+        return BiLMStates(x, forward, backward, mask, {"forward": forward_final, "backward": backward_final})
 
     def target_log_probabilities(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """``hidden`` ``(N, d)``, ``targets`` ``(N,)`` -> ``(N,)`` log p(target | hidden), in float32."""
+        self._needs_softmax()
         if self.adaptive:  # in float32: AdaptiveLogSoftmaxWithLoss mixes dtypes under autocast
             with torch.autocast(hidden.device.type, enabled=False):
                 return self.softmax(hidden.float(), targets).output
@@ -213,10 +236,16 @@ class BiLM(nn.Module):
 
     def log_probabilities(self, hidden: torch.Tensor) -> torch.Tensor:
         """``(N, d)`` -> ``(N, V)`` log p(w | hidden) of every word."""
+        self._needs_softmax()
         if self.adaptive:
             with torch.autocast(hidden.device.type, enabled=False):
                 return self.softmax.log_prob(hidden.float())
         return torch.log_softmax(self.softmax(hidden).float(), dim=-1)
+
+    def _needs_softmax(self) -> None:
+        if self.softmax is None:
+            raise SettingError("this biLM has no softmax (it was converted from weights published without one): it "
+                               "gives ELMo's layers, but no word probabilities, perplexity or sampled text")
 
     def negative_log_likelihoods(self, states: BiLMStates, targets: torch.Tensor):
         """Per-prediction losses of both directions.

@@ -102,3 +102,75 @@ class CharacterVocabulary:
         index = np.zeros(mask.shape, dtype=np.int64)
         index[mask] = np.asarray(token_ids, dtype=np.int64) + 1
         return table[index], mask
+
+
+class _AnyCharacter:
+    """A container holding every character: what a reader of UTF-8 bytes can spell."""
+
+    def __contains__(self, character) -> bool:
+        return isinstance(character, str)
+
+
+# bilm-tf's character ids (bilm/data.py, UnicodeCharsVocabulary): the UTF-8 bytes 0-255, then five marks
+BYTE_BEGIN_OF_SENTENCE, BYTE_END_OF_SENTENCE, BYTE_BEGIN_OF_WORD, BYTE_END_OF_WORD, BYTE_PADDING = range(256, 261)
+BYTE_SENTENCE_WORDS = {"<bos>": BYTE_BEGIN_OF_SENTENCE, "<eos>": BYTE_END_OF_SENTENCE,
+                       "<S>": BYTE_BEGIN_OF_SENTENCE, "</S>": BYTE_END_OF_SENTENCE}
+
+
+class ByteCharacters:
+    """Words as the published ELMo spells them (bilm-tf's ``UnicodeCharsVocabulary`` and ``Batcher``).
+
+    A word is its UTF-8 bytes, cut to ``max_characters - 2`` bytes (a character may be cut in the
+    middle), between a begin-of-word mark (258) and an end-of-word mark (259), and the rest of the
+    row is the padding character (260). Every id is then shifted by one, so that 0 means "no word
+    here" (a padded position of a sentence, whose row is all zeros): the ids run from 1 to 261, and
+    the char-CNN's embedding has 262 rows, row 0 for that empty row.
+
+    The sentence marks are words of one mark character each: ``<bos>`` (and bilm-tf's own ``<S>``)
+    is ``[258, 256, 259, 260, ...] + 1``, ``<eos>`` (and ``</S>``) ``[258, 257, 259, 260, ...] + 1``.
+    Every character has bytes, so none is unknown: ``char_to_id`` holds them all.
+
+    The same interface as :class:`CharacterVocabulary`; ``characters`` is empty (nothing is learned).
+    """
+
+    SIZE = 262
+
+    def __init__(self, max_characters: int = 50):
+        if max_characters < 3:
+            raise ValueError(f"max_characters must be at least 3 (two marks and a byte), got {max_characters}")
+        self.max_characters = int(max_characters)
+        self.characters: list[str] = []
+        self.char_to_id = _AnyCharacter()
+        self._rows: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self.SIZE
+
+    def __repr__(self) -> str:
+        return f"ByteCharacters(UTF-8 bytes, max_characters={self.max_characters})"
+
+    def word_row(self, word: str) -> np.ndarray:
+        """``(max_characters,)`` int64: the shifted ids of one word."""
+        row = self._rows.get(word)
+        if row is None:
+            row = np.full(self.max_characters, BYTE_PADDING, dtype=np.int64)
+            if word in BYTE_SENTENCE_WORDS:
+                ids = [BYTE_SENTENCE_WORDS[word]]
+            else:
+                ids = list(word.encode("utf-8", "ignore")[: self.max_characters - 2])
+            row[: len(ids) + 2] = [BYTE_BEGIN_OF_WORD, *ids, BYTE_END_OF_WORD]
+            row += 1
+            if len(self._rows) < 1_000_000:
+                self._rows[word] = row
+        return row
+
+    encode = CharacterVocabulary.encode
+    encode_sentences = CharacterVocabulary.encode_sentences
+
+
+def character_ids(config, characters: Sequence[str] = ()) -> CharacterVocabulary | ByteCharacters:
+    """The character ids a model of ``config`` reads: its learned ``characters`` (``character_ids="course"``)
+    or UTF-8 bytes (``"bilm-tf"``)."""
+    if config.character_ids == "bilm-tf":
+        return ByteCharacters(config.max_characters)
+    return CharacterVocabulary(characters, config.max_characters)

@@ -47,7 +47,9 @@ from dataclasses import asdict, dataclass, field
 from ..errors import SettingError
 from ..fields import choose_preset, setting
 
-SOFTMAXES = ("auto", "full", "adaptive")
+SOFTMAXES = ("auto", "full", "adaptive", "none")
+CHARACTER_IDS = ("course", "bilm-tf")
+CNN_ACTIVATIONS = ("relu", "tanh")
 PRECISIONS = ("auto", "fp32", "fp16", "bf16")
 FULL_SOFTMAX_LIMIT = 50_000  # softmax="auto": full softmax up to this many words, adaptive above
 
@@ -64,10 +66,18 @@ class ElmoConfig:
     char_dim: int = 16
     filters: tuple[tuple[int, int], ...] = ((1, 32), (2, 32), (3, 64), (4, 96), (5, 128))
     highway_layers: int = 2
+    # "course": ids of the corpus's characters, pooled over the windows that start inside a word;
+    # "bilm-tf": the published ELMo's UTF-8 bytes, pooled over every window of the padded row
+    # (see course.elmo.characters and course.elmo.bilm_tf)
+    character_ids: str = "course"
+    cnn_activation: str = "relu"  # after the char-CNN's max-pooling ("tanh" in some bilm-tf options)
     # biLM
     projection_dim: int = 128
     lstm_dim: int = 512
     num_layers: int = 2
+    residual: bool = True  # h^(j) = LSTM_j(h^(j-1)) + h^(j-1) for j >= 2 (bilm-tf's use_skip_connections)
+    cell_clip: float | None = None  # memory cells clipped to [-cell_clip, cell_clip] at every step (bilm-tf)
+    proj_clip: float | None = None  # projected outputs clipped to [-proj_clip, proj_clip] at every step (bilm-tf)
     dropout: float = setting(0.1, "dropout on the token vectors and the LSTMs' outputs")
     softmax: str = "auto"  # "full", "adaptive" (AdaptiveLogSoftmaxWithLoss) or "auto"
     adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
@@ -113,6 +123,12 @@ class ElmoConfig:
             (self.num_layers >= 1, f"num_layers must be at least 1, got {self.num_layers}"),
             (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
             (self.softmax in SOFTMAXES, f"softmax must be one of {', '.join(SOFTMAXES)}, got {self.softmax!r}"),
+            (self.character_ids in CHARACTER_IDS,
+             f"character_ids must be one of {', '.join(CHARACTER_IDS)}, got {self.character_ids!r}"),
+            (self.cnn_activation in CNN_ACTIVATIONS,
+             f"cnn_activation must be one of {', '.join(CNN_ACTIVATIONS)}, got {self.cnn_activation!r}"),
+            (self.cell_clip is None or self.cell_clip > 0, f"cell_clip must be positive, got {self.cell_clip}"),
+            (self.proj_clip is None or self.proj_clip > 0, f"proj_clip must be positive, got {self.proj_clip}"),
             (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
             (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
             (self.max_sentence_length >= 1, f"max_sentence_length must be at least 1, got {self.max_sentence_length}"),
@@ -154,8 +170,9 @@ class ElmoConfig:
 
     def model_fields(self) -> dict:
         """The settings that shape the network's weights (two models with equal ones can share weights)."""
-        keys = ("max_characters", "char_dim", "filters", "highway_layers", "projection_dim", "lstm_dim",
-                "num_layers", "softmax", "adaptive_cutoffs")
+        keys = ("max_characters", "char_dim", "filters", "highway_layers", "character_ids", "cnn_activation",
+                "projection_dim", "lstm_dim", "num_layers", "residual", "cell_clip", "proj_clip", "softmax",
+                "adaptive_cutoffs")
         return {key: getattr(self, key) for key in keys}
 
 

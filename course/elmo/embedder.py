@@ -8,7 +8,10 @@ biLM of L layers per direction, each token k gets
 - layer j = 1 .. L: [forward h_{k,j}; backward h_{k,j}], the two directions side by side.
 
 Each sentence is embedded on its own: nothing is carried from one sentence to the next, and
-padding never reaches a real token, so a sentence gets the same vectors in any batch.
+padding never reaches a real token, so a sentence gets the same vectors in any batch. The published
+ELMo made its own outputs otherwise, statefully: :func:`embed_stateful` reads the sentences as one
+row, each starting from the states the previous one ended with. :func:`embed_file` writes either
+in allennlp's ``elmo --all`` HDF5 layout.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from ..errors import CourseError, SettingError
+from ..paths import atomic_path
+from ..progress import progress_bar
 from .bilm import BiLM, BiLMStates
-from .characters import CharacterVocabulary
+from .characters import ByteCharacters, CharacterVocabulary
 
 
 def layers_of(states: BiLMStates) -> torch.Tensor:
@@ -30,7 +36,7 @@ def layers_of(states: BiLMStates) -> torch.Tensor:
 
 
 @torch.no_grad()
-def embed_sentences(bilm: BiLM, characters: CharacterVocabulary, sentences: Sequence[Sequence[str]],
+def embed_sentences(bilm: BiLM, characters: CharacterVocabulary | ByteCharacters, sentences: Sequence[Sequence[str]],
                     batch_tokens: int = 4_000) -> list[np.ndarray]:
     """ELMo's layers for every token of every sentence.
 
@@ -80,3 +86,86 @@ def token_vectors(bilm: BiLM, characters: CharacterVocabulary, words: Sequence[s
         return torch.cat([x, x], dim=-1).float().cpu().numpy()
     finally:
         bilm.train(was_training)
+
+
+@torch.no_grad()
+def embed_stateful(bilm: BiLM, characters: CharacterVocabulary | ByteCharacters, sentences: Sequence[Sequence[str]],
+                   progress: bool = False) -> list[np.ndarray]:
+    """ELMo's layers of ``sentences`` read as one row, as bilm-tf's stateful LSTMs read a row of a
+    batch: each direction of each layer starts sentence i from the ``(h, c)`` it ended sentence
+    i - 1 with (the forward LM after ``</S>``, the backward LM after ``<S>``); the first sentence
+    starts from zeros, so it gets what :func:`embed_sentences` gives it.
+
+    Returns one ``(L + 1, n_i, 2 d)`` float32 array per sentence, in the order given.
+    """
+    device = next(bilm.parameters()).device
+    was_training = bilm.training
+    bilm.eval()
+    out, state = [], None
+    try:
+        for sentence in progress_bar(sentences, desc="ELMo (stateful)", unit="sentence", disable=not progress):
+            char_ids, mask = characters.encode_sentences([list(sentence)])
+            states = bilm(torch.from_numpy(char_ids).to(device), torch.from_numpy(mask).to(device), initial=state)
+            state = states.final
+            out.append(np.ascontiguousarray(layers_of(states)[:, 0, 1:len(sentence) + 1].float().cpu().numpy()))
+    finally:
+        bilm.train(was_training)
+    return out
+
+
+def read_sentence_lines(path) -> list[str]:
+    """The lines of a UTF-8 file of one whitespace-tokenised sentence a line, stripped.
+
+    Raises:
+        SettingError: no such file, not UTF-8, no sentence, or an empty line (named).
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        raise SettingError(f"{path}: no such file (one whitespace-tokenised sentence a line)")
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    except UnicodeDecodeError as exc:
+        raise SettingError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    while lines and not lines[-1]:
+        lines.pop()
+    blank = [i + 1 for i, line in enumerate(lines) if not line]
+    if blank:
+        shown = ", ".join(map(str, blank[:5])) + (" ..." if len(blank) > 5 else "")
+        raise SettingError(f"{path}: empty line {shown}: every line must hold a sentence (remove the empty ones)")
+    if not lines:
+        raise SettingError(f"{path}: no sentence in the file")
+    return lines
+
+
+def embed_file(model, input_path, output_path, stateful: bool = False, batch_tokens: int = 4_000,
+               progress: bool = True) -> int:
+    """Embed a file of one whitespace-tokenised sentence a line into ``output_path``, in the layout
+    of allennlp's ``elmo --all``: a float32 dataset ``"i"`` of shape ``(L + 1, n_i, 2 d)`` for line i
+    (from 0; layer 0 ``[x; x]``, layer j ``[forward_j; backward_j]``, no sentence marks), and
+    ``"sentence_to_index"``: one string, the JSON object mapping each line's text to its key.
+
+    ``model``: an :class:`~course.elmo.Elmo`. ``stateful``: :func:`embed_stateful`, else each
+    sentence from a zero state (:func:`embed_sentences`). The file is written whole or not at all.
+    Returns the number of sentences.
+    """
+    import json
+
+    import h5py
+
+    lines = read_sentence_lines(input_path)
+    sentences = [line.split() for line in lines]
+    if stateful:
+        layers = embed_stateful(model.bilm, model.characters, sentences, progress=progress)
+    else:
+        layers = embed_sentences(model.bilm, model.characters, sentences, batch_tokens=batch_tokens)
+    try:
+        with atomic_path(output_path) as temporary, h5py.File(temporary, "w", locking=False) as out:
+            for i, array in enumerate(layers):
+                out.create_dataset(str(i), data=array.astype(np.float32, copy=False))
+            index = out.create_dataset("sentence_to_index", (1,), dtype=h5py.string_dtype())
+            index[0] = json.dumps({line: str(i) for i, line in enumerate(lines)}, ensure_ascii=False)
+    except OSError as exc:
+        raise CourseError(f"{output_path}: could not be written ({exc})") from None
+    return len(layers)

@@ -16,7 +16,7 @@ from ..lm.model_file import ModelFile
 from ..lm.state import TrainingState
 from ..text.vocab import Vocabulary
 from .bilm import BiLM
-from .characters import CharacterVocabulary
+from .characters import ByteCharacters, CharacterVocabulary, character_ids
 from .config import ElmoConfig
 from .perplexity import evaluate_perplexity
 
@@ -33,7 +33,7 @@ class Elmo(ModelFile):
         device: where the biLM lives (default ``config.device``; ``"auto"`` picks CUDA if present).
     """
 
-    def __init__(self, config: ElmoConfig, words: Vocabulary, characters: CharacterVocabulary,
+    def __init__(self, config: ElmoConfig, words: Vocabulary, characters: CharacterVocabulary | ByteCharacters,
                  device: str | None = None):
         self.config = config
         self.words = words
@@ -106,7 +106,7 @@ class Elmo(ModelFile):
 
     @classmethod
     def from_file(cls, config: ElmoConfig, words: Vocabulary, payload: dict, device: str) -> Elmo:
-        return cls(config, words, CharacterVocabulary(payload["characters"], config.max_characters), device=device)
+        return cls(config, words, character_ids(config, payload["characters"]), device=device)
 
 
 load_elmo = Elmo.load

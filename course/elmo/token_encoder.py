@@ -9,6 +9,16 @@ lengths. Two highway layers (Srivastava et al., 2015) mix the features,
 
 and a linear projection brings them to the biLM's size d. The output is the same for a word in any
 sentence: it is ELMo's layer 0, and it works for words never seen in training.
+
+Two ways to pool, by ``config.character_ids``:
+
+- ``"course"``: each word's convolutions see its own characters, zeros after them, and are pooled
+  over the windows that start inside the word, so the result does not depend on the row's width;
+- ``"bilm-tf"``: as the published ELMo (bilm-tf's ``_build_word_char_embeddings``), every row is
+  ``max_characters`` wide, filled up with the padding character, which has an embedding of its own;
+  a convolution of width w has ``max_characters - w + 1`` windows ("VALID" padding), and all of
+  them are pooled. The activation comes after the max (``relu``, or ``tanh`` where the options say
+  so), as in both.
 """
 
 from __future__ import annotations
@@ -59,6 +69,8 @@ class TokenEncoder(nn.Module):
         self.convolutions = nn.ModuleList(nn.Conv1d(config.char_dim, number, width)
                                           for width, number in config.filters)
         self.widths = [width for width, _ in config.filters]
+        self.pool_every_window = config.character_ids == "bilm-tf"
+        self.activation = torch.tanh if config.cnn_activation == "tanh" else torch.relu
         self.highways = nn.ModuleList(Highway(config.num_filters) for _ in range(config.highway_layers))
         self.projection = nn.Linear(config.num_filters, config.projection_dim)
 
@@ -72,15 +84,18 @@ class TokenEncoder(nn.Module):
         """
         shape = char_ids.shape
         rows = char_ids.reshape(-1, shape[-1])
-        lengths = (rows != 0).sum(1)
-        width = max(int(lengths.max()) if len(rows) else 1, 1)
-        rows = rows[:, :width]  # nothing but padding after the longest word
+        if not self.pool_every_window:
+            lengths = (rows != 0).sum(1)
+            width = max(int(lengths.max()) if len(rows) else 1, 1)
+            rows = rows[:, :width]  # nothing but padding after the longest word
         distinct, inverse = torch.unique(rows, dim=0, return_inverse=True)
         encoded = self.encode_distinct(distinct)
         return encoded[inverse].reshape(*shape[:-1], -1)
 
     def encode_distinct(self, char_ids: torch.Tensor) -> torch.Tensor:
         """``(N, C)`` int64 -> ``(N, d)``: the char-CNN, highway layers and projection."""
+        if self.pool_every_window:
+            return self._project(self._pool_every_window(char_ids))
         lengths = (char_ids != 0).sum(1, keepdim=True).clamp(min=1)  # (N, 1)
         x = self.char_embedding(char_ids).transpose(1, 2)  # (N, char_dim, C)
         pooled = []
@@ -88,8 +103,16 @@ class TokenEncoder(nn.Module):
             features = convolution(nn.functional.pad(x, (0, width - 1)))  # (N, filters, C): one window per start
             starts = torch.arange(features.shape[2], device=features.device)
             features = features.masked_fill((starts[None, :] >= lengths)[:, None, :], float("-inf"))
-            pooled.append(torch.relu(features.max(dim=2).values))  # (N, filters)
-        h = torch.cat(pooled, dim=1)  # (N, num_filters)
+            pooled.append(self.activation(features.max(dim=2).values))  # (N, filters)
+        return self._project(torch.cat(pooled, dim=1))
+
+    def _pool_every_window(self, char_ids: torch.Tensor) -> torch.Tensor:
+        """``(N, C)`` -> ``(N, num_filters)``: each filter's maximum over all ``C - w + 1`` windows."""
+        x = self.char_embedding(char_ids).transpose(1, 2)  # (N, char_dim, C)
+        return torch.cat([self.activation(convolution(x).max(dim=2).values) for convolution in self.convolutions], 1)
+
+    def _project(self, h: torch.Tensor) -> torch.Tensor:
+        """``(N, num_filters)`` pooled features -> ``(N, d)``: highway layers, then the projection."""
         for highway in self.highways:
             h = highway(h)
         return self.projection(h)
