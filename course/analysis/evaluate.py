@@ -6,12 +6,28 @@
   the questions a corpus supports (every word seen at least ``min_count`` times).
 - Word-pair similarity on WordSim-353 and SimLex-999: Spearman and Pearson correlation between
   human scores and cosine similarity, and the share of pairs with an unknown word.
+- Chinese vectors on Chinese benchmarks shipped in ``course/data/benchmarks/``: the analogies of
+  CA8 (Li et al., 2018: 10,177 morphological and 7,636 semantic questions) and the word pairs of
+  wordsim-240 and wordsim-297. :func:`evaluate_all` picks the benchmarks of the vectors' language
+  (:func:`language_of`).
 - Nearest neighbours and similarity matrices for looking at a few words.
 
 The rules follow gensim's ``evaluate_word_analogies`` and ``evaluate_word_pairs`` exactly (search
 among the ``restrict_vocab`` most frequent words, compare case-insensitively, skip questions with
 an unknown word), so the figures are comparable with published gensim figures; the work is done
 as one matrix product per batch of questions instead of one search per question.
+
+CA8's own evaluator (``evaluation/ana_eval_dense.py`` in Embedding/Chinese-Word-Vectors) follows other
+conventions, and its figures differ from these where they matter:
+
+- it asks every question whose a, b and c have vectors; one whose answer d has none counts as
+  wrong, where gensim's rule (and this module's) skips it;
+- it searches all the vectors it read, not the ``restrict_vocab`` most frequent;
+- its 3CosMul divides by cos'(x, a) + 0.01, not + 1e-6;
+- it compares words exactly (Chinese has no case to fold).
+
+With every answer in the vocabulary and the search over all of it, the two give the same 3CosAdd
+accuracy (``tests/test_evaluate_zh.py`` runs CA8's evaluator beside this module on the same vectors).
 """
 
 from __future__ import annotations
@@ -31,8 +47,20 @@ BENCHMARK_FILES = {
     "wordsim353": "wordsim353.tsv",
     "simlex999": "simlex999.txt",
 }
+SHIPPED_FILES = {  # named benchmarks shipped in course/data/benchmarks/ (see its README for sources and licences)
+    "ca8-morphological": "ca8/morphological.txt",
+    "ca8-semantic": "ca8/semantic.txt",
+    "wordsim240": "wordsim-zh/wordsim240.txt",
+    "wordsim297": "wordsim-zh/wordsim297.txt",
+}
+CA8_PARTS = ("ca8-morphological", "ca8-semantic")  # "ca8" is both; their sections read "morphological/A", ...
 SIMILARITY_BENCHMARKS = ("wordsim353", "simlex999")
-SIMILARITY_LABELS = {"wordsim353": "WordSim-353", "simlex999": "SimLex-999"}
+BENCHMARKS = {  # language -> (analogies, similarity sets)
+    "en": ("google-analogies", SIMILARITY_BENCHMARKS),
+    "zh": ("ca8", ("wordsim240", "wordsim297")),
+}
+SIMILARITY_LABELS = {"wordsim353": "WordSim-353", "simlex999": "SimLex-999", "wordsim240": "wordsim-240",
+                     "wordsim297": "wordsim-297"}
 METHODS = ("3cosadd", "3cosmul")
 COSMUL_EPSILON = 1e-6  # keeps 3CosMul's division finite, as in gensim's most_similar_cosmul
 
@@ -41,17 +69,30 @@ AnalogySource = str | os.PathLike | Mapping[str, Sequence[Question]]  # a benchm
 
 
 def benchmark_path(name_or_path: str | os.PathLike) -> Path:
-    """Path of a named benchmark (``google-analogies``, ``wordsim353``, ``simlex999``) or of a file."""
+    """Path of a named benchmark (``google-analogies``, ``wordsim353``, ``simlex999``, and the Chinese
+    ``ca8-morphological``, ``ca8-semantic``, ``wordsim240``, ``wordsim297``) or of a file."""
     name = str(name_or_path)
     if name in BENCHMARK_FILES:
         from gensim.test.utils import datapath
 
         return Path(datapath(BENCHMARK_FILES[name]))
+    if name in SHIPPED_FILES:
+        from ..paths import data_dir
+
+        return data_dir() / "benchmarks" / SHIPPED_FILES[name]
     path = Path(name)
     if not path.is_file():
-        raise EvaluationFileError(
-            f"{name}: no such evaluation file (named ones: {', '.join(BENCHMARK_FILES)})")
+        named = [*BENCHMARK_FILES, "ca8", *SHIPPED_FILES]
+        raise EvaluationFileError(f"{name}: no such evaluation file (named ones: {', '.join(named)})")
     return path
+
+
+def language_of(kv, sample: int = 2_000) -> str:
+    """``"zh"`` where most of the first ``sample`` words of ``kv`` hold a Chinese character, else ``"en"``."""
+    words = kv.index_to_key[:sample]
+    chinese = sum(any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in str(word))
+                  for word in words)
+    return "zh" if words and chinese / len(words) > 0.5 else "en"
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -143,11 +184,17 @@ class AnalogyResult:
 def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[str, list[Question]]]:
     """Read an analogy file: ``: section`` headers, then lines of four words ``a b c expected``.
 
+    ``"ca8"`` reads both halves of CA8; its sections (and those of ``ca8-morphological`` and
+    ``ca8-semantic``) are named ``morphological/A``, ``semantic/geography``, ...: the morphological
+    half stands where the Google set's syntactic half does.
+
     Raises:
         EvaluationFileError: a missing file, a question before the first header, or a line
             without exactly four words (the message gives the file and line number).
     """
-    path = benchmark_path(path)
+    if str(path) == "ca8":
+        return [section for part in CA8_PARTS for section in read_analogies(part)]
+    name, path = path, benchmark_path(path)
     sections: list[tuple[str, list[Question]]] = []
     for number, line in enumerate(_read_lines(path), start=1):
         if line.startswith(":"):
@@ -163,11 +210,14 @@ def read_analogies(path: str | os.PathLike = "google-analogies") -> list[tuple[s
         sections[-1][1].append(tuple(words))
     if not any(questions for _, questions in sections):
         raise EvaluationFileError(f"{path}: holds no analogy questions")
+    if str(name) in CA8_PARTS:
+        half = str(name).removeprefix("ca8-")
+        sections = [(f"{half}/{section}", questions) for section, questions in sections]
     return sections
 
 
 def _is_syntactic(section: str) -> bool:
-    return section.startswith("gram")
+    return section.startswith(("gram", "morphological/"))
 
 
 def _analogy_sections(source: AnalogySource) -> list[tuple[str, Sequence[Question]]]:
@@ -418,16 +468,24 @@ def _pair_cosines(kv, first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = METHODS,
-                 analogies: AnalogySource = "google-analogies",
-                 similarity: Sequence[str | os.PathLike] = SIMILARITY_BENCHMARKS) -> dict:
+                 analogies: AnalogySource | None = None,
+                 similarity: Sequence[str | os.PathLike] | None = None, language: str | None = None) -> dict:
     """Every benchmark at once, as plain data: analogies per method and each similarity set.
 
     ``analogies`` and ``similarity`` take benchmark names or paths of files in the same formats;
-    ``analogies`` also takes a mapping section -> questions (see :func:`supported_analogies`).
+    ``analogies`` also takes a mapping section -> questions (see :func:`supported_analogies`). Left
+    out, they are those of ``language`` (:data:`BENCHMARKS`: Google's analogies, WordSim-353 and
+    SimLex-999 for ``"en"``; CA8, wordsim-240 and wordsim-297 for ``"zh"``), by default the language
+    of the vectors (:func:`language_of`).
     """
+    language = language or language_of(kv)
+    if language not in BENCHMARKS:
+        raise SettingError(f"language must be one of {', '.join(BENCHMARKS)}, got {language!r}")
+    analogies = BENCHMARKS[language][0] if analogies is None else analogies
+    similarity = BENCHMARKS[language][1] if similarity is None else similarity
     return {
         "vectors": {"words": len(kv.index_to_key), "dimensions": int(kv.vector_size),
-                    "restrict_vocab": restrict_vocab},
+                    "restrict_vocab": restrict_vocab, "language": language},
         "analogies": {method: evaluate_analogies(kv, analogies, method=method,
                                                  restrict_vocab=restrict_vocab).to_dict()
                       for method in methods},
@@ -437,7 +495,8 @@ def evaluate_all(kv, restrict_vocab: int = 300_000, methods: Sequence[str] = MET
 
 
 def _benchmark_name(name_or_path: str | os.PathLike) -> str:
-    return str(name_or_path) if str(name_or_path) in BENCHMARK_FILES else Path(name_or_path).name
+    named = str(name_or_path) in BENCHMARK_FILES or str(name_or_path) in SHIPPED_FILES
+    return str(name_or_path) if named else Path(name_or_path).name
 
 
 def summary_row(results: dict, method: str = "3cosadd") -> dict:
@@ -460,11 +519,12 @@ def format_report(results: dict) -> str:
     header = f"{'analogies':<28}" + "".join(f"{m:>18}" for m in methods)
     lines += [header, "-" * len(header)]
     for part in ("semantic", "syntactic", "total"):
+        label = "morphological" if part == "syntactic" and results["vectors"].get("language") == "zh" else part
         cells = []
         for m in methods:
             s = results["analogies"][m][part]
             cells.append(f"{100 * s['accuracy']:6.2f}% {s['correct']:>5}/{s['answered']:<5}")
-        lines.append(f"{part:<28}" + "".join(f"{c:>18}" for c in cells))
+        lines.append(f"{label:<28}" + "".join(f"{c:>18}" for c in cells))
     total = results["analogies"][methods[0]]["total"]
     lines.append(f"{'coverage':<28}{100 * total['coverage']:>17.1f}%  "
                  f"({total['skipped']:,} questions skipped for unknown words)")

@@ -18,7 +18,7 @@ def evaluate(args) -> int:
     check_json_out(args.json)
     methods = ("3cosadd", "3cosmul") if args.method == "both" else (args.method,)
     results = evaluate_all(load_vectors(args.vectors), restrict_vocab=args.restrict_vocab, methods=methods,
-                           analogies=args.analogies, similarity=args.similarity)
+                           analogies=args.analogies, similarity=args.similarity, language=args.language)
     results["vectors"]["file"] = str(args.vectors)
     if args.json:
         write_json(results, args.json)
@@ -49,10 +49,15 @@ def add_parser(subparsers) -> None:
     evaluation.add_argument("--method", choices=("3cosadd", "3cosmul", "both"), default="both")
     evaluation.add_argument("--restrict-vocab", type=_positive_int, default=300_000,
                             help="search answers among this many most frequent words (gensim's default)")
-    evaluation.add_argument("--analogies", default="google-analogies", metavar="FILE",
-                            help="analogy questions (': section' lines, then 'a b c d'); default: Google's set")
-    evaluation.add_argument("--similarity", nargs="+", default=["wordsim353", "simlex999"], metavar="FILE",
-                            help="word-pair files ('word1<TAB>word2<TAB>score'); default: wordsim353 simlex999")
+    evaluation.add_argument("--language", choices=("en", "zh"), default=None,
+                            help="which benchmarks: en (Google's analogies, wordsim353, simlex999) or zh (CA8, "
+                                 "wordsim240, wordsim297); default: the language of most of the vectors' words")
+    evaluation.add_argument("--analogies", default=None, metavar="FILE",
+                            help="analogy questions (': section' lines, then 'a b c d'), or a named set "
+                                 "(google-analogies, ca8, ca8-morphological, ca8-semantic); default: the language's")
+    evaluation.add_argument("--similarity", nargs="+", default=None, metavar="FILE",
+                            help="word-pair files ('word1<TAB>word2<TAB>score'), or named sets (wordsim353, "
+                                 "simlex999, wordsim240, wordsim297); default: the language's")
     evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
     evaluation.set_defaults(handler=evaluate)
 
