@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -125,7 +126,7 @@ def test_tables_show_every_row():
     assert "1. A neural language model beats counting (wiki-en)" in text and "verdict    holds" in text
     assert "2. A | claim <b>" in text and "margin     -   spread -" in text
     markdown = claims_markdown(rows).splitlines()
-    assert len(markdown) == 4 and "A \\| claim <b>" in markdown[3] and markdown[2].endswith("| holds |")
+    assert len(markdown) == 4 and "A \\| claim <b>" in markdown[3] and markdown[2].endswith("| holds | - |")
     page = claims_html(rows)
     assert "A | claim &lt;b&gt;" in page and "<tr class='holds'>" in page and "<tr class='not'>" in page
 
@@ -424,7 +425,7 @@ def test_claims_command_prints_the_table_and_json(smoke_build, monkeypatch, caps
     assert "1. A neural language model beats counting (wiki-en)" in printed and "verdict" in printed
     rows = json.loads(out.read_text(encoding="utf-8"))
     assert len(rows) == 19 and set(rows[0]) == {"claim", "notebook", "measurement", "controls", "margin", "spread",
-                                               "verdict"}
+                                               "verdict", "at_scale"}
     assert main(["claims", "--profile", "smoke", "--markdown", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("| claim | notebook |")
 
@@ -476,3 +477,29 @@ def test_a_given_biLM_is_probed_and_the_builds_own_is_compared_with_counting(tmp
     assert rows[counting].verdict.startswith("not measured: no ") and f"the biLM {given} stands in for it, " \
         "trained on other text than the bigram's" in rows[counting].verdict
     assert rows[senses].verdict in (HOLDS, FAILS)
+
+
+# ------------------------------------------------------------------------ the "at scale" column
+
+def test_the_at_scale_column_measures_the_published_elmo_where_it_is_fetched(smoke_build, tmp_path, monkeypatch):
+    from course.elmo.bilm_tf import convert
+
+    fixtures = Path(__file__).parent / "fixtures" / "elmo"
+    monkeypatch.setenv("COURSE_BUILD", str(smoke_build))
+    monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("COURSE_AT_SCALE_ELMO", raising=False)
+    claim = "Contextual vectors separate word senses beyond every control (wiki-en)"
+    without = {row.claim: row for row in measure_claims("smoke", notebooks=("07",))}
+    assert without[claim].at_scale == "not measured: run python -m course pretrained get small (13.6M weights, " \
+                                      "about 55 MB)"
+    assert all(row.at_scale == "-" for name, row in without.items() if name != claim)
+    convert(fixtures / "options.json", fixtures / "lm_weights.hdf5", name="elmo-small").save(
+        tmp_path / "cache" / "pretrained" / "small.pt")  # the tiny ELMo stands in for the published small one
+    rows = {row.claim: row for row in measure_claims("smoke", notebooks=("07",))}
+    cell = rows[claim].at_scale
+    assert cell.startswith(("holds (ELMo small: ", "does not hold here (ELMo small: ")), cell
+    assert "margin" in cell and "layer 2" in cell
+    assert rows[claim].verdict == without[claim].verdict  # the course's own verdict is unchanged
+    table = claims_markdown(list(rows.values()))
+    assert "| verdict | at scale |" in table and "(ELMo small: " in table
+    assert "大规模模型" in claims_markdown(list(rows.values()), "zh")

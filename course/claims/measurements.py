@@ -28,6 +28,7 @@ from .row import (
     LANGUAGE_MODEL,
     LAYERS,
     LM_FINE_TUNING,
+    NOT_MEASURED,
     POS_BASELINE,
     PRETRAINED_LM,
     SENSES,
@@ -311,7 +312,7 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         if progress:
             print(f"claims: {message}", file=sys.stderr, flush=True)
 
-    language_rows, sense_rows, static, measured, models = [], [], {}, {}, {}
+    language_rows, sense_rows, static, measured, models, inputs = [], [], {}, {}, {}, {}
     for corpus_name, (language, notebook) in CORPORA.items():
         path = folder / f"elmo-cpu-{corpus_name}.pt"
         skipgram_path = folder / f"skipgram-neg-{corpus_name}.txt"
@@ -356,6 +357,7 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         say(f"sense probes on {probe_file.name} (test split), untrained with seeds {UNTRAINED_SEEDS[0]}-"
             f"{UNTRAINED_SEEDS[-1]} ...")
         bag, bag_source, missing = _bag_vectors(model, probes, language, skipgram, skipgram_path, profile)
+        inputs[corpus_name] = (probe_file, probes, bag, bag_source, missing)
         result = measured[corpus_name] = _sense_measurement(model, probes, bag)
         static[f"biLM layer 0 ({corpus_name})"] = {
             "knn_accuracy": _word_mean(result["layers"][0], result["words"]), "separation": result["separation"],
@@ -381,7 +383,33 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
                                ulmfit_claims) if wanted("10") else [])
     transformer_rows = _transformer_rows(folder, profile, device, measured.get("wiki-en"), say) if wanted("11") else []
     rows = [*language_rows, static_row, *sense_rows, *layer_rows, *transfer_rows, *ulmfit_rows, *transformer_rows]
+    rows = _at_scale(rows, inputs.get("wiki-en"), device, say)
     return [row for row in rows if notebooks is None or any(n in row.notebook for n in notebooks)]
+
+
+def _at_scale(rows: list[Claim], english, device: str, say) -> list[Claim]:
+    """The rows with their "at scale" column: the English sense claim measured again, by the same rule
+    and on the same test sentences and controls, on the published ELMo where it is fetched
+    (:func:`course.analysis.at_scale.elmo_at_scale`); the other claims have no published model that
+    fits them (a published ELMo has no softmax to compare with counting, and none reads Chinese)."""
+    from ..analysis.at_scale import elmo_at_scale, elmo_at_scale_path
+    from ..pretrained import fetch_hint
+
+    claim = f"{SENSES} (wiki-en)"
+    if not any(row.claim == claim for row in rows):
+        return rows
+    if elmo_at_scale_path() is None:
+        cell = f"{NOT_MEASURED}: run {fetch_hint('small')}"
+    elif english is None:
+        cell = f"{NOT_MEASURED}: the English probe sentences or the course's biLM are missing (see its row)"
+    else:
+        probe_file, probes, bag, bag_source, missing = english
+        name, model = elmo_at_scale(device=device)
+        say(f"sense probes on the published ELMo {name} ...")
+        row = _sense_row("wiki-en", _sense_measurement(model, probes, bag), probe_file, bag_source, missing)
+        margin = f"; margin {row.margin:+.3f}" if row.margin is not None else ""
+        cell = f"{row.verdict} (ELMo {name}: {row.measurement}{margin})"
+    return [replace(row, at_scale=cell) if row.claim == claim else row for row in rows]
 
 
 def _transformer_rows(folder: Path, profile: str, device: str, elmo_measured: dict | None, say) -> list[Claim]:

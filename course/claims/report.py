@@ -33,7 +33,10 @@ def verdict_text(verdict: str, edition: str | None = None) -> str:
     if verdict.startswith(NOT_MEASURED):
         reason = verdict[len(NOT_MEASURED):].lstrip(": ")
         return text(NOT_MEASURED, edition) + (f": {reason}" if reason else "")
-    return text(verdict, edition) if verdict in (HOLDS, FAILS) else verdict
+    for word in (HOLDS, FAILS):  # a verdict with its figures after it: "holds (ELMo small: ...)"
+        if verdict == word or verdict.startswith(f"{word} ("):
+            return text(word, edition) + verdict[len(word):]
+    return verdict
 
 
 def format_claims(rows: Sequence[Claim], edition: str | None = None) -> str:
@@ -46,11 +49,12 @@ def format_claims(rows: Sequence[Claim], edition: str | None = None) -> str:
                   f"   {text('measurement', edition)}   {row.measurement}",
                   f"   {text('controls', edition)}    {row.controls}",
                   f"   {text('margin', edition)}     {margin}   {text('spread', edition)} {spread}",
-                  f"   {text('verdict', edition)}    {verdict_text(row.verdict, edition)}", ""]
+                  f"   {text('verdict', edition)}    {verdict_text(row.verdict, edition)}",
+                  f"   {text('at scale', edition)}   {verdict_text(row.at_scale, edition)}", ""]
     return "\n".join(lines).rstrip()
 
 
-HEADER = ("claim", "notebook", "measurement", "controls", "margin", "spread", "verdict")
+HEADER = ("claim", "notebook", "measurement", "controls", "margin", "spread", "verdict", "at scale")
 
 
 def claims_markdown(rows: Sequence[Claim], edition: str | None = None) -> str:
@@ -58,11 +62,12 @@ def claims_markdown(rows: Sequence[Claim], edition: str | None = None) -> str:
     def cell(value: str) -> str:
         return value.replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(text(name, edition) for name in HEADER) + " |", "|---|---|---|---|---:|---:|---|"]
+    lines = ["| " + " | ".join(text(name, edition) for name in HEADER) + " |", "|---|---|---|---|---:|---:|---|---|"]
     for row in rows:
         lines.append("| " + " | ".join(cell(value) for value in (claim_text(row.claim, edition), row.notebook,
                                                                    row.measurement, row.controls, *_cells(row),
-                                                                   verdict_text(row.verdict, edition))) + " |")
+                                                                   verdict_text(row.verdict, edition),
+                                                                   verdict_text(row.at_scale, edition))) + " |")
     return "\n".join(lines)
 
 
@@ -77,7 +82,8 @@ def claims_html(rows: Sequence[Claim], edition: str | None = None) -> str:
                                                   row.controls)]
         body.append(f"<tr class='{row.verdict.split()[0].rstrip(':')}'>" + "".join(f"<td>{c}</td>" for c in cells)
                     + f"<td class='value'>{margin}</td><td class='value'>{spread}</td>"
-                    f"<td>{html.escape(verdict_text(row.verdict, edition))}</td></tr>")
+                    f"<td>{html.escape(verdict_text(row.verdict, edition))}</td>"
+                    f"<td>{html.escape(verdict_text(row.at_scale, edition))}</td></tr>")
     return f"<table class='claims'><tr>{head}</tr>{''.join(body)}</table>"
 
 

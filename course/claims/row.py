@@ -46,6 +46,9 @@ class Claim:
         spread: how much the margin moves over seeds or resamples; the margin must exceed it
             (None: the claim has none, or it was not measured).
         verdict: ``"holds"``, ``"does not hold here"`` or ``"not measured: <reason>"``.
+        at_scale: the same rule on a model its publisher trained on billions of words
+            (:mod:`course.analysis.at_scale`): its verdict with the figures, ``"not measured: run ..."``
+            where that model is not fetched, or ``"-"`` where no published model fits the claim.
     """
 
     claim: str
@@ -55,6 +58,7 @@ class Claim:
     margin: float | None = None
     spread: float | None = None
     verdict: str = NOT_MEASURED
+    at_scale: str = "-"
 
 
 def not_measured(claim: str, notebook: str, reason: str) -> Claim:
