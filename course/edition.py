@@ -332,6 +332,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "holds": {"en": "holds", "zh": "成立"},
     "does not hold here": {"en": "does not hold here", "zh": "在此不成立"},
     "not measured": {"en": "not measured", "zh": "未测量"},
+    "at scale": {"en": "at scale", "zh": "大规模模型"},
+    # course.analysis.at_scale: a published model that is not fetched
+    "at scale not fetched": {"en": "not measured: run `{command}` ({size})",
+                             "zh": "未测量：请先运行 `{command}`（{size}）"},
     "claims heading": {"en": "Claims: do they hold here?", "zh": "论断：在这里成立吗？"},
     "claims intro": {
         "en": "Each claim the course teaches, measured on the models this build trained: the margin by which "

@@ -5,16 +5,14 @@ holds them all).
 
 - :mod:`~course.printed.counting`: notebooks 00-01 (corpora, one-hot and count vectors);
 - :mod:`~course.printed.static_models`: notebooks 02-05 (word2vec, GloVe, the comparison);
-- :mod:`~course.printed.context_models`: notebooks 06-11 (the biLM, polysemy, layers, transfer, ULMFiT, Transformers);
-- :mod:`~course.printed.at_scale`: the at-scale sections of 05, 07 and 08, and the claims' "at scale" column.
+- :mod:`~course.printed.context_models`: notebooks 06-11 (the biLM, polysemy, layers, transfer, ULMFiT, Transformers).
 """
 
-from .at_scale import PRINTED as AT_SCALE
 from .context_models import PRINTED as CONTEXT_MODELS
 from .counting import PRINTED as COUNTING
 from .static_models import PRINTED as STATIC_MODELS
 
-GROUPS = (COUNTING, STATIC_MODELS, CONTEXT_MODELS, AT_SCALE)
+GROUPS = (COUNTING, STATIC_MODELS, CONTEXT_MODELS)
 PRINTED: dict[str, dict[str, str]] = {key: entry for group in GROUPS for key, entry in group.items()}
 if len(PRINTED) != sum(len(group) for group in GROUPS):
     raise ValueError("a printed sentence's key is in two modules of course.printed")

@@ -453,4 +453,27 @@ PRINTED: dict[str, dict[str, str]] = {
     "11 position": {"en": "position", "zh": "位置"},
     "11 token": {"en": "token", "zh": "词元"},
     "11 segment": {"en": "segment", "zh": "片段"},
+    "07 at scale ours": {"en": "the course's biLM (wiki-en)", "zh": "课程自己的双向语言模型（wiki-en）"},
+    "07 at scale layers": {"en": "1-NN by layer, trained", "zh": "逐层 1-NN，训练后"},
+    "07 at scale untrained top": {"en": "top layer, untrained", "zh": "顶层，未训练"},
+    "07 at scale bag": {"en": "bag of context ({source})", "zh": "上下文词袋（{source}）"},
+    "07 at scale beats": {
+        "en": "The top layer of the published ELMo {model} ({top:.2f}) beats the strongest bag of context "
+              "({bag:.2f}) on the English test sentences; the course's biLM reaches {ours:.2f} there.",
+        "zh": "在英文测试句子上，已发布的 ELMo {model} 的顶层（{top:.2f}）胜过最强的上下文词袋（{bag:.2f}）；"
+              "课程自己的双向语言模型在这里是 {ours:.2f}。"},
+    "07 at scale loses": {
+        "en": "The top layer of the published ELMo {model} ({top:.2f}) does not beat the strongest bag of context "
+              "({bag:.2f}) on the English test sentences either; the course's biLM reaches {ours:.2f} there.",
+        "zh": "在英文测试句子上，已发布的 ELMo {model} 的顶层（{top:.2f}）同样没有胜过最强的上下文词袋（{bag:.2f}）；"
+              "课程自己的双向语言模型在这里是 {ours:.2f}。"},
+    "08 at scale dev": {"en": "{model}, dev", "zh": "{model}，开发集"},
+    "08 at scale test": {"en": "{model}, test", "zh": "{model}，测试集"},
+    "08 at scale untrained": {"en": "{model} untrained, test", "zh": "{model} 未训练，测试集"},
+    "08 at scale peak": {
+        "en": "Chosen on the dev sentences, the English sense probe of {model} peaks at layer {layer} (the course's "
+              "biLM: layer {ours}); learned for the sense task, its ScalarMix puts {weight:.2f} on the top layer (the "
+              "course's biLM: {ours_weight:.2f}).",
+        "zh": "按开发集选择，{model} 的英文词义探针在第 {layer} 层达到最高（课程自己的双向语言模型：第 {ours} 层）；"
+              "为词义任务学到的 ScalarMix 给顶层的权重为 {weight:.2f}（课程自己的双向语言模型：{ours_weight:.2f}）。"},
 }

@@ -539,4 +539,15 @@ PRINTED: dict[str, dict[str, str]] = {
         "zh": "在 {corpus} 的 {tokens:,} 个词元上，count + SVD 与 gensim skip-gram 答对题数之比：{times}"},
     "05 section": {"en": "section", "zh": "类别"},
     "05 supported questions": {"en": "supported", "zh": "可支撑"},
+    "05 vocabulary size": {"en": "words", "zh": "词数"},
+    "05 ca8 morphological": {"en": "CA8 morphological, 3CosAdd", "zh": "CA8 形态类，3CosAdd"},
+    "05 ca8 semantic": {"en": "CA8 semantic, 3CosAdd", "zh": "CA8 语义类，3CosAdd"},
+    "05 ca8 coverage": {"en": "CA8 answered", "zh": "CA8 可作答比例"},
+    "05 at scale gap": {
+        "en": "On the {n:,} questions {corpus} supports, {big} answers {big_share:.1%} and our best, {ours}, "
+              "{ours_share:.1%}; on the whole set {big} answers {big_answered:,} questions, our best "
+              "{ours_answered:,}.",
+        "zh": "在 {corpus} 可支撑的 {n:,} 道题上，{big} 答对 {big_share:.1%}，我们最好的 {ours} 答对 "
+              "{ours_share:.1%}；在全部题目上，{big} 能作答 {big_answered:,} 道，"
+              "我们最好的模型只能作答 {ours_answered:,} 道。"},
 }
