@@ -312,3 +312,34 @@ def test_the_converted_model_is_probed_and_stands_in_for_the_english_bilm(tiny, 
     model = course_elmo("wiki-en", profile="smoke", device="cpu")
     assert model.config.character_ids == "bilm-tf" and model.config.preset == "bilm-tf"
     assert "not the course's own" in capsys.readouterr().err
+
+
+def test_elmo_embed_works_for_the_courses_own_bilm(tmp_path):
+    from course.elmo import preset
+    from course.elmo.characters import CharacterVocabulary
+    from course.text.vocab import DEFAULT_SPECIALS, Vocabulary
+
+    sentences = ["the cat sees a dog", "a bird eats the fish", "the horse likes a cow"]
+    words = sorted({w for s in sentences for w in s.split()})
+    vocabulary = Vocabulary([*DEFAULT_SPECIALS, *words], [0] * len(DEFAULT_SPECIALS) + [1] * len(words))
+    config = preset("cpu", char_dim=4, filters=((1, 8), (2, 8)), projection_dim=8, lstm_dim=16, softmax="full",
+                    dropout=0.0)
+    model = Elmo(config, vocabulary, CharacterVocabulary.from_words(words, max_characters=config.max_characters),
+                 device="cpu")
+    model.save(tmp_path / "own.pt")
+    text = tmp_path / "s.txt"
+    text.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    for flag in ([], ["--stateful"]):
+        out = tmp_path / f"own{len(flag)}.hdf5"
+        result = run("elmo", "embed", text, out, "--model", tmp_path / "own.pt", "--quiet", *flag)
+        assert result.returncode == 0, result.stderr
+        with h5py.File(out, "r") as handle:
+            got = [handle[str(i)][...] for i in range(len(sentences))]
+        expected = (embed_stateful(model.bilm, model.characters, [s.split() for s in sentences]) if flag
+                    else model.embed([s.split() for s in sentences]))
+        for ours, theirs in zip(got, expected, strict=True):
+            assert ours.shape == (3, 5, 16)
+            np.testing.assert_allclose(ours, theirs, atol=1e-6, rtol=0)
+    with h5py.File(tmp_path / "own0.hdf5", "r") as alone, h5py.File(tmp_path / "own1.hdf5", "r") as carried:
+        np.testing.assert_allclose(alone["0"][...], carried["0"][...], atol=1e-6)  # the first starts from zero
+        assert np.abs(alone["2"][...][2] - carried["2"][...][2]).max() > 1e-4  # a later one carries a state
