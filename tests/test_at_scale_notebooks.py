@@ -74,17 +74,36 @@ def test_notebook_05_says_how_to_fetch_what_is_missing(tmp_path, monkeypatch):
 
 
 def test_notebooks_07_and_08_probe_the_published_elmo_beside_the_course_bilm(stand_ins, tmp_path, monkeypatch):
-    seven = run("07_polysemy.ipynb", tmp_path / "07.ipynb", stand_ins, monkeypatch)["at-scale-elmo"]
+    # COURSE_ELMO_EN names the converted model too: it is then also the notebooks' own English biLM
+    monkeypatch.setenv("COURSE_ELMO_EN", str(stand_ins / "pretrained" / "small.pt"))
+    printed = run("07_polysemy.ipynb", tmp_path / "07.ipynb", stand_ins, monkeypatch)
+    seven = printed["at-scale-elmo"]
     assert "ELMo small" in seven and "the course's biLM (wiki-en)" in seven
     assert "bag of context (GloVe 6B)" in seven and "bag of context (skip-gram, wiki-en)" in seven
     assert "The top layer of the published ELMo small" in seven
+    assert "preset='elmo-small'" in printed["4"]  # the models cell: the converted model stands in for the biLM
     eight = run("08_what_each_layer_knows.ipynb", tmp_path / "08.ipynb", stand_ins, monkeypatch)["at-scale-layers"]
     assert "ELMo small, dev" in eight and "ELMo small untrained, test" in eight
     assert "the English sense probe of ELMo small peaks at layer" in eight and "ScalarMix" in eight
 
 
-def test_notebook_07_without_the_published_elmo_says_how_to_fetch_it(tmp_path, monkeypatch):
-    printed = run("07_polysemy.ipynb", tmp_path / "07.ipynb", None, monkeypatch)
-    assert printed["at-scale-elmo"].strip() == ("not measured: run `python -m course pretrained get small` (13.6M "
-                                                "weights, about 55 MB)")
+def test_notebook_11_keeps_the_courses_bilm_where_course_elmo_en_names_one_without_softmax(stand_ins, tmp_path,
+                                                                                          monkeypatch):
+    monkeypatch.setenv("COURSE_ELMO_EN", str(stand_ins / "pretrained" / "small.pt"))
+    printed = run("11_transformers.ipynb", tmp_path / "11.ipynb", stand_ins, monkeypatch)
+    assert "has no softmax (a published ELMo, converted)" in printed["4"]
 
+
+def test_without_a_published_elmo_one_line_says_how_to_fetch_it(tmp_path, monkeypatch, capsys):
+    from course.analysis.at_scale import elmo_at_scale, vectors_at_scale
+
+    monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "empty"))
+    monkeypatch.delenv("COURSE_AT_SCALE_ELMO", raising=False)
+    assert elmo_at_scale() is None and vectors_at_scale("zh") == {}
+    assert capsys.readouterr().out.splitlines() == [
+        "not measured: run `python -m course pretrained get small` (13.6M weights, about 55 MB)",
+        "not measured: run `python -m course pretrained get fasttext-zh` (2 million words x 300, about 1.3 GB; read "
+        "until the first 200,000 words)"]
+    monkeypatch.setenv("COURSE_AT_SCALE_ELMO", "nonsense")
+    with pytest.raises(Exception, match="COURSE_AT_SCALE_ELMO=nonsense names neither"):
+        elmo_at_scale()

@@ -53,6 +53,12 @@ class Elmo(ModelFile):
         return self.config.num_layers + 1
 
     @property
+    def predicts_words(self) -> bool:
+        """Whether it has a softmax: False for a converted published model, which gives its layers but no
+        word probabilities, perplexity or sampled text."""
+        return self.bilm.softmax is not None
+
+    @property
     def dim(self) -> int:
         """Size of each layer's vector, 2 d."""
         return self.config.output_dim

@@ -476,4 +476,9 @@ PRINTED: dict[str, dict[str, str]] = {
               "course's biLM: {ours_weight:.2f}).",
         "zh": "按开发集选择，{model} 的英文词义探针在第 {layer} 层达到最高（课程自己的双向语言模型：第 {ours} 层）；"
               "为词义任务学到的 ScalarMix 给顶层的权重为 {weight:.2f}（课程自己的双向语言模型：{ours_weight:.2f}）。"},
+    "11 given without softmax": {
+        "en": "note: {name} has no softmax (a published ELMo, converted): this notebook compares language models, so "
+              "it uses the course's own English biLM",
+        "zh": "注意：{name} 没有 softmax（是转换过来的已发布 ELMo）；本笔记本比较的是语言模型，"
+              "因此改用课程自己的英文双向语言模型"},
 }
