@@ -32,8 +32,9 @@ def stand_ins(tmp_path_factory, wiki):
     return cache
 
 
-def run(notebook: str, out: Path, cache: Path | None, monkeypatch) -> dict[str, str]:
-    """Execute a notebook in the smoke profile; the text each cell printed, by cell id."""
+def run(notebook: str, out: Path, cache: Path | None, monkeypatch, until: str | None = None) -> dict[str, str]:
+    """Execute a notebook in the smoke profile (up to the cell ``until``, where given); the text each cell
+    printed, by cell id."""
     monkeypatch.setenv("COURSE_PROFILE", "smoke")
     monkeypatch.delenv("COURSE_AT_SCALE_ELMO", raising=False)
     if cache is not None:
@@ -41,8 +42,13 @@ def run(notebook: str, out: Path, cache: Path | None, monkeypatch) -> dict[str, 
     else:
         monkeypatch.setenv("COURSE_CACHE", str(out.parent / "empty-cache"))
     source = NOTEBOOKS / notebook
+    if until is not None:
+        whole = nbformat.read(source, as_version=4)
+        whole.cells = whole.cells[: [cell.get("id") for cell in whole.cells].index(until) + 1]
+        source = out.with_name(f"first-{notebook}")
+        nbformat.write(whole, source)
     papermill.execute_notebook(str(source), str(out), parameters={"PROFILE": "smoke", "EDITION": "en"},
-                               cwd=str(source.parent), kernel_name="python3", progress_bar=False)
+                               cwd=str(NOTEBOOKS), kernel_name="python3", progress_bar=False)
     printed = {}
     for cell in nbformat.read(out, as_version=4).cells:
         if cell.cell_type == "code":
@@ -65,14 +71,6 @@ def test_notebook_05_scores_the_stand_ins_beside_the_course_vectors(stand_ins, t
     assert "fasttext-zh" in chinese and "our skip-gram" in chinese and "CA8 morphological" in chinese
 
 
-def test_notebook_05_says_how_to_fetch_what_is_missing(tmp_path, monkeypatch):
-    printed = run("05_comparing_static_vectors.ipynb", tmp_path / "05.ipynb", None, monkeypatch)
-    assert "not measured: run `python -m course pretrained get glove-6b-100` (400,000 words" in \
-        printed["at-scale-english"]
-    assert "python -m course pretrained get fasttext-zh" in printed["at-scale-chinese"]
-    assert "glove-6b-100 " not in printed["at-scale-english"].split("\n", 3)[-1]  # no row for it
-
-
 def test_notebooks_07_and_08_probe_the_published_elmo_beside_the_course_bilm(stand_ins, tmp_path, monkeypatch):
     # COURSE_ELMO_EN names the converted model too: it is then also the notebooks' own English biLM
     monkeypatch.setenv("COURSE_ELMO_EN", str(stand_ins / "pretrained" / "small.pt"))
@@ -90,7 +88,7 @@ def test_notebooks_07_and_08_probe_the_published_elmo_beside_the_course_bilm(sta
 def test_notebook_11_keeps_the_courses_bilm_where_course_elmo_en_names_one_without_softmax(stand_ins, tmp_path,
                                                                                           monkeypatch):
     monkeypatch.setenv("COURSE_ELMO_EN", str(stand_ins / "pretrained" / "small.pt"))
-    printed = run("11_transformers.ipynb", tmp_path / "11.ipynb", stand_ins, monkeypatch)
+    printed = run("11_transformers.ipynb", tmp_path / "11.ipynb", stand_ins, monkeypatch, until="4")
     assert "has no softmax (a published ELMo, converted)" in printed["4"]
 
 
@@ -99,11 +97,15 @@ def test_without_a_published_elmo_one_line_says_how_to_fetch_it(tmp_path, monkey
 
     monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "empty"))
     monkeypatch.delenv("COURSE_AT_SCALE_ELMO", raising=False)
-    assert elmo_at_scale() is None and vectors_at_scale("zh") == {}
+    assert elmo_at_scale() is None and vectors_at_scale("zh") == {} and vectors_at_scale("en") == {}
     assert capsys.readouterr().out.splitlines() == [
         "not measured: run `python -m course pretrained get small` (13.6M weights, about 55 MB)",
         "not measured: run `python -m course pretrained get fasttext-zh` (2 million words x 300, about 1.3 GB; read "
-        "until the first 200,000 words)"]
+        "until the first 200,000 words)",
+        "not measured: run `python -m course pretrained get glove-6b-100` (400,000 words x 100, 128 MB download)",
+        "not measured: run `python -m course pretrained get glove-6b-300` (400,000 words x 300, 376 MB download)",
+        "not measured: run `python -m course pretrained get word2vec-google-news` (3 million words x 300, 1.66 GB "
+        "download; the first 1,000,000 kept)"]
     monkeypatch.setenv("COURSE_AT_SCALE_ELMO", "nonsense")
     with pytest.raises(Exception, match="COURSE_AT_SCALE_ELMO=nonsense names neither"):
         elmo_at_scale()
