@@ -197,12 +197,12 @@ def _get_gensim(entry: Pretrained, limit: int | None, progress: bool) -> Path:
     # gensim's downloader keeps its folder and addresses in module globals; its list's address is also the
     # default of the function that reads it, which is therefore pointed at the same place
     mirrored = bool(os.environ.get(MIRROR, "").strip())
+    before = {name: getattr(api, name) for name in ("BASE_DIR", "DATA_LIST_URL", "DOWNLOAD_BASE_URL", "_load_info")}
     api.BASE_DIR = str(pretrained_dir() / "gensim-data")
     api.DATA_LIST_URL = source_url("gensim-data/list.json") if mirrored else PUBLISHERS["gensim-data-list"]
     api.DOWNLOAD_BASE_URL = source_url("gensim-data/releases/download") if mirrored else \
         f"{PUBLISHERS['gensim-data']}/releases/download"
-    read_list = getattr(api._load_info, "func", api._load_info)
-    api._load_info = functools.partial(read_list, url=api.DATA_LIST_URL)
+    api._load_info = functools.partial(before["_load_info"], url=api.DATA_LIST_URL)
 
     quiet = logging.getLogger("gensim.downloader")
     level = quiet.level
@@ -224,6 +224,8 @@ def _get_gensim(entry: Pretrained, limit: int | None, progress: bool) -> Path:
         raise
     finally:
         quiet.setLevel(level)
+        for name, value in before.items():  # gensim's downloader as it was, for whoever uses it next
+            setattr(api, name, value)
     vectors = KeyedVectors.load_word2vec_format(path, binary=entry.source.startswith("word2vec"), limit=limit)
     save_vectors(vectors, entry.path, binary=True)
     return entry.path

@@ -242,3 +242,14 @@ def test_mistakes_are_one_line(mirror):
     assert_one_line_error(run("pretrained", "get", "huge"), "no pretrained model 'huge'", "small")
     assert_one_line_error(run("pretrained", "get", "small", "--limit", "5"), "--limit is for static vectors")
     assert_one_line_error(run("pretrained", "get", "small", "--quiet"), "could not")  # nothing served
+
+
+def test_gensims_downloader_is_left_as_it_was(mirror):
+    import gensim.downloader as api
+
+    from course import pretrained
+
+    before = (api.BASE_DIR, api.DATA_LIST_URL, api.DOWNLOAD_BASE_URL, api._load_info)
+    with pytest.raises(pretrained.DownloadError):  # the mirror serves no gensim-data list
+        pretrained.get("glove-6b-100", progress=False)
+    assert (api.BASE_DIR, api.DATA_LIST_URL, api.DOWNLOAD_BASE_URL, api._load_info) == before
