@@ -1,9 +1,12 @@
 """A build's models packed into one file and unpacked in another clone (course.teaching.handout and
 ``python -m course models``): the bytes arrive whole and checked, or nothing is written."""
 
+import errno
 import hashlib
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from course.errors import ChecksumError, DownloadError, ModelFileError, SettingError
+from course.errors import ChecksumError, DownloadError, ModelFileError, OutputFileError, SettingError
 from course.paths import models_dir
 from course.teaching.handout import MANIFEST, handed_out_files, pack_models, read_manifest, unpack_models
 from tests.conftest import assert_one_line_error
@@ -241,3 +244,164 @@ def test_the_command_line_packs_and_unpacks_and_says_no_in_one_line(teacher, tmp
     env["COURSE_BUILD"] = str(tmp_path / "empty")
     assert_one_line_error(_run("pack", env=env), "holds no trained models")
     assert not (tmp_path / "empty" / "course-models.zip").exists()
+
+
+def _get(capsys, *args):
+    """``python -m course models get ARGS`` in this process (so that a test may stand in for the disk):
+    its exit status and what it wrote to standard error."""
+    from types import SimpleNamespace
+
+    from course.cli import main
+
+    status = main(["models", "get", *map(str, args), "--quiet"])
+    return SimpleNamespace(returncode=status, stderr=capsys.readouterr().err)
+
+
+def _raw_archive(tmp_path, manifest: bytes, members=None, name="raw.zip") -> Path:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr(MANIFEST, manifest)
+        for member, data in (members or {}).items():
+            archive.writestr(member, data)
+    return path
+
+
+def test_a_manifest_larger_than_any_is_refused_without_being_read_whole(tmp_path, monkeypatch, capsys):
+    from course.teaching import handout
+
+    padding = " " * (handout.MANIFEST_LIMIT + 1)  # valid JSON all the same: only its size is wrong
+    manifest = json.dumps({"format": "word-vectors-course models", "profile": "full", "files": [], "x": padding})
+    path = _raw_archive(tmp_path, manifest.encode())
+    assert path.stat().st_size < handout.MANIFEST_LIMIT // 100
+    folder = _use_class_build(tmp_path, monkeypatch)
+    assert_one_line_error(_get(capsys, path), "larger than 4 MiB")
+    assert _contents(folder) == {}
+
+
+def test_a_manifest_nested_too_deeply_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    path = _raw_archive(tmp_path, b"[" * 100_000)
+    folder = _use_class_build(tmp_path, monkeypatch)
+    assert_one_line_error(_get(capsys, path), "nested too deeply")
+    assert _contents(folder) == {}
+
+
+def test_a_member_larger_than_listed_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A member whose header says 64 MiB, listed as 10 bytes: refused without decompressing it."""
+    big = bytes(64 << 20)
+    path = _raw_archive(tmp_path, json.dumps({"format": "word-vectors-course models", "version": 1, "profile": "full",
+                                              "files": [_entry("a.pt", big[:10])]}).encode(), {"a.pt": big})
+    folder = _use_class_build(tmp_path, monkeypatch)
+    read, real_read = [], zipfile.ZipExtFile.read
+
+    def counted(self, n=-1):
+        data = real_read(self, n)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", counted)
+    with pytest.raises(ModelFileError, match=r"a\.pt is not the file .*67,108,864 bytes, expected 10"):
+        unpack_models(path, progress=False)
+    assert sum(read) < 1 << 20  # the manifest, not the member
+    assert _contents(folder) == {}
+
+
+def test_a_member_is_read_no_further_than_its_listed_size_and_one_byte(tmp_path):
+    from course.teaching.handout import _copy_member
+
+    source = io.BytesIO(bytes(5 << 20))
+    size, digest = _copy_member(source, None, 11, tmp_path / "a.zip", "a.pt")
+    assert (size, source.tell()) == (11, 11)
+    assert digest == hashlib.sha256(bytes(11)).hexdigest()
+
+
+def _class_with_own_files(teacher, tmp_path, monkeypatch):
+    """The teacher's archive, and a class folder holding a file of its own and another version of one
+    of the archive's files: (archive, folder, its contents)."""
+    archive = pack_models(tmp_path / "models.zip", "full")
+    folder = _use_class_build(tmp_path, monkeypatch)
+    folder.mkdir(parents=True)
+    (folder / "glove-wiki-en.txt").write_bytes(b"my own vectors\n")
+    (folder / "mine.pt").write_bytes(b"a model of my own")
+    return archive, folder, _contents(folder)
+
+
+def test_a_full_disk_while_staging_writes_nothing_and_says_so_in_one_line(teacher, tmp_path, monkeypatch, capsys):
+    from course.teaching import handout
+
+    archive, folder, before = _class_with_own_files(teacher, tmp_path, monkeypatch)
+    staged, real_copy = [], handout._copy_member
+
+    class FullDisk:
+        def __init__(self, out):
+            self.out = out
+
+        def write(self, chunk):
+            self.out.write(chunk[: len(chunk) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def copy(member, out, limit, path, name):
+        if out is not None:
+            staged.append(name)
+            if len(staged) == 2:
+                out = FullDisk(out)
+        return real_copy(member, out, limit, path, name)
+
+    monkeypatch.setattr(handout, "_copy_member", copy)
+    result = _get(capsys, archive.path, "--replace")
+    assert_one_line_error(result, f"{folder / staged[1]}: could not be written, the disk is full",
+                          "nothing was written")
+    assert _contents(folder) == before
+    assert sorted(path.name for path in folder.parent.iterdir()) == ["models"]  # no staging left beside it
+
+
+def test_a_rename_that_fails_puts_back_what_was_there(teacher, tmp_path, monkeypatch):
+    from course.teaching import handout
+
+    archive, folder, before = _class_with_own_files(teacher, tmp_path, monkeypatch)
+    moved, real_replace = [], os.replace
+
+    def replace(source, target):
+        if Path(target).parent == folder and Path(source).parent.name.startswith(".models.get-"):  # staged files
+            moved.append(target)
+            if len(moved) == 3:
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return real_replace(source, target)
+
+    monkeypatch.setattr(handout.os, "replace", replace)
+    with pytest.raises(OutputFileError, match="could not be moved into it.*nothing was written"):
+        unpack_models(archive.path, replace=True, progress=False)
+    assert len(moved) == 3
+    assert _contents(folder) == before
+    assert sorted(path.name for path in folder.parent.iterdir()) == ["models"]
+
+
+def test_no_room_for_the_models_is_refused_before_any_is_staged(teacher, tmp_path, monkeypatch):
+    from course.teaching import handout
+
+    archive = pack_models(tmp_path / "models.zip", "full")
+    folder = _use_class_build(tmp_path, monkeypatch)
+    real_usage = shutil.disk_usage
+    monkeypatch.setattr(handout.shutil, "disk_usage", lambda p: real_usage(p)._replace(free=1_000))
+    needed = sum(map(len, teacher.values())) / 1e6
+    with pytest.raises(OutputFileError, match=rf"the models need {needed:.1f} MB and its disk has 0\.0 MB free"):
+        unpack_models(archive.path, progress=False)
+    assert _contents(folder) == {}
+
+
+def test_a_staging_folder_a_killed_run_left_is_removed_and_one_in_use_is_not(teacher, tmp_path, monkeypatch):
+    import fcntl
+
+    archive = pack_models(tmp_path / "models.zip", "full")
+    folder = _use_class_build(tmp_path, monkeypatch)
+    left, in_use = folder.parent / ".models.get-abcdefgh", folder.parent / ".models.get-ijklmnop"
+    for staging in (left, in_use):
+        staging.mkdir(parents=True)
+        (staging / "elmo-cpu-wiki-en.pt").write_bytes(b"half a model")
+    handle = os.open(in_use, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        unpack_models(archive.path, progress=False)
+        assert not left.exists() and in_use.is_dir()
+    finally:
+        os.close(handle)
+    assert _contents(folder) == teacher
