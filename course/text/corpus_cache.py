@@ -18,12 +18,19 @@ before reading it (a damaged header cannot ask for gigabytes), then that the arr
 one another and with the header: ids in ``[0, V)``, offsets strictly increasing from 0 to ``N``,
 every type counted at least once and the counts falling (types are stored most frequent first).
 All of it is vectorised: a few passes over ``token_ids``, milliseconds for a million tokens.
+
+A corpus read from files is cached under the files' path, size, modification time and
+:func:`content_fingerprint`, so that a file edited in place and left with the same size and date
+is preprocessed again rather than served stale. :func:`clear_folder_entry` deals with a folder
+found where a cache file should be.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import struct
 import zipfile
 import zlib
@@ -31,15 +38,70 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import OutputFileError
 from ..paths import atomic_path
 
 DTYPES = {"types": np.uint8, "token_ids": np.int32, "offsets": np.int64, "meta": np.uint8,
           "tag_types": np.uint8, "tag_ids": np.int16}
 REQUIRED = ("types", "token_ids", "offsets", "meta")
+FINGERPRINT_WHOLE = 16 << 20  # bytes: a file up to this size is hashed whole
+FINGERPRINT_CHUNKS = 16  # MiB a larger file is sampled at: its first, its last and 14 evenly between
+_MIB = 1 << 20
 
 
 class DamagedCacheError(Exception):
     """A cache file that cannot be read, or whose arrays do not agree; the message says what is wrong."""
+
+
+def content_fingerprint(path: Path) -> str:
+    """A BLAKE2b hash of the file at ``path`` and its size, cheap enough to take each time its cached
+    corpus is looked up: a file of up to :data:`FINGERPRINT_WHOLE` bytes is hashed whole; a larger
+    one at :data:`FINGERPRINT_CHUNKS` chunks of 1 MiB (its first, its last and the others evenly
+    spaced between), 16 MiB read whatever its size.
+
+    It catches any edit of a file up to 16 MiB, and an edit of a larger one that touches a sampled
+    chunk or moves what follows it (an insertion or deletion shifts the later chunks). It misses an
+    edit of a larger file that keeps its size and falls wholly between sampled chunks; the cache's key
+    also holds the modification time, so such an edit goes unseen only if the time is kept too (a copy
+    that keeps dates, an edit within the file system's clock tick).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        digest.update(size.to_bytes(8, "little"))
+        if size <= FINGERPRINT_WHOLE:
+            while chunk := handle.read(_MIB):
+                digest.update(chunk)
+        else:
+            for number in range(FINGERPRINT_CHUNKS):
+                handle.seek((size - _MIB) * number // (FINGERPRINT_CHUNKS - 1))
+                digest.update(handle.read(_MIB))
+    return digest.hexdigest()
+
+
+def clear_folder_entry(path: Path, corpora: Path) -> bool:
+    """Where a folder stands at the cache file ``path`` (a stale entry: a cache file cannot be a
+    folder), delete it when it is a folder of the cache folder ``corpora`` itself, so that the corpus
+    is cached there again; True where one was deleted, False where ``path`` is no folder.
+
+    Raises:
+        OutputFileError: the folder lies elsewhere (``path`` is a link to it), so it is not the
+            cache's to delete.
+    """
+    if not path.is_dir():
+        return False
+    if path.is_symlink() or path.resolve().parent != corpora.resolve():
+        raise OutputFileError(f"{path}: a folder stands where this corpus's cache file goes, and it is "
+                              f"{path.resolve()}, outside the cache; move it away (or set COURSE_CACHE elsewhere)")
+    try:
+        shutil.rmtree(path)
+    except OSError as exc:
+        raise OutputFileError(f"{path}: a folder stands where this corpus's cache file goes, and it cannot be "
+                              f"deleted ({exc.strerror or exc}); move it away") from None
+    return True
 
 
 def write_cached(path: Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
