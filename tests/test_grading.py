@@ -279,6 +279,62 @@ def test_a_cell_that_never_ends_fails_its_assignment_alone_and_the_grade_returns
     assert "crashed the kernel" in graded["dies"]["reason"]
 
 
+def test_a_call_that_never_returns_or_kills_its_kernel_does_not_fail_the_next_check(tmp_path):
+    # The call is in the check, not in the solution cell: the checking kernel gives up on it, and the next check,
+    # of the teacher's own solution, must find a working student kernel on a new connection.
+    def calling(name: str, body: str):
+        return solution_cell(name, f"def {name}():\n    ### BEGIN SOLUTION\n    {body}\n    ### END SOLUTION")
+
+    wrapped = "try:\n    {}()\nexcept Exception as exc:  # as the course's checks do\n    raise AssertionError(exc)"
+    notebook = toy_notebook(calling("spins", "while True:\n        pass"), grade_cell("spins", "assert spins() == 1"),
+                            calling("sleeps", "import time\n    time.sleep(1e9)"),
+                            grade_cell("sleeps", "assert sleeps() == 1"),
+                            calling("dies", "import os\n    os._exit(3)"), grade_cell("dies", wrapped.format("dies")),
+                            DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK)
+    teacher = write(notebook, tmp_path / "teacher" / "01_toy.ipynb")
+    report = grade_notebook(teacher, timeout=3, source_dir=teacher.parent)
+    assert scores(report) == {"spins": 0, "sleeps": 0, "dies": 0, "double": 1, "triple": 2}, reasons(report)
+    for name in ("spins", "sleeps"):
+        assert "ran longer than 3 s and was stopped" in reasons(report)[name], reasons(report)
+    assert "crashed the kernel" in reasons(report)["dies"], reasons(report)
+
+
+def test_an_answer_is_taken_only_for_the_call_it_answers(tmp_path):
+    # A student kernel that answers an earlier call first (a late answer) and then this one, or a call never made.
+    import socket
+    import threading
+
+    from course.teaching import remote
+
+    path = str(tmp_path / "answers.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+
+    def answer(shift: int) -> None:
+        connection, _ = server.accept()
+        with connection:
+            number = remote.decode(remote._receive(connection))["id"]
+            remote._send(connection, remote.encode({"ok": "late", "id": number - 1}))
+            remote._send(connection, remote.encode({"ok": "this call's", "id": number + shift}))
+
+    given_up = tmp_path / "given-up"
+    link = remote._Link(path, 10.0, str(given_up))
+    for shift in (0, 5):
+        thread = threading.Thread(target=answer, args=(shift,), daemon=True)
+        thread.start()
+        if shift == 0:
+            assert link.ask({"op": "call", "name": "f", "args": (), "kwargs": {}}) == "this call's"
+            assert not given_up.exists()
+        else:
+            with pytest.raises(remote.BadAnswer, match="a call that was not made"):
+                link.ask({"op": "call", "name": "f", "args": (), "kwargs": {}})
+            assert given_up.exists() and link.connection is None, "given up: a new connection for the next call"
+        link.close()
+        thread.join(10)
+    server.close()
+
+
 def test_a_kernel_killed_at_its_deadline_is_replaced_even_while_it_still_looks_alive(tmp_path, monkeypatch):
     # SIGKILL is delivered when the system gets to it: just after the kill, /proc can still show the kernel running.
     from course.teaching import sandbox

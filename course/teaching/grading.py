@@ -255,8 +255,9 @@ def _unreadable_report(path: Path, reason: str, profile: str, source_dir: Path |
     return GradeReport(path.name, profile, 0.0, results, teacher.name)
 
 
-def _checking_notebook(teacher, assignments: list[Assignment], socket_path: Path, timeout: int):
-    """The teacher's notebook as the checking kernel runs it: solution cells replaced by stand-ins."""
+def _checking_notebook(teacher, assignments: list[Assignment], socket_path: Path, timeout: int, given_up: Path):
+    """The teacher's notebook as the checking kernel runs it: solution cells replaced by stand-ins (a call they
+    give up on touches ``given_up``)."""
     import copy
 
     from nbformat.v4 import new_code_cell
@@ -273,7 +274,7 @@ def _checking_notebook(teacher, assignments: list[Assignment], socket_path: Path
                           f"import ctypes as _course_ctypes, sys as _course_sys\n"
                           f"if _course_sys.platform.startswith('linux'):\n"
                           f"    _course_ctypes.CDLL(None).prctl({sandbox.PR_SET_DUMPABLE}, 0, 0, 0, 0)\n"
-                          f"_course_remote.bind({str(socket_path)!r}, {float(timeout)!r})")
+                          f"_course_remote.bind({str(socket_path)!r}, {float(timeout)!r}, {str(given_up)!r})")
     checking.cells.insert(0, setup)
     return checking
 
@@ -372,7 +373,8 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
             hide.insert(0, teacher_path.parent.parent.resolve())
         student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, clock, env, hide,
                                  limits)
-        checking = _checking_notebook(teacher, assignments, student.socket, timeout)
+        given_up = private / "given-up"  # a call the checks gave up on: the student kernel may still be in it
+        checking = _checking_notebook(teacher, assignments, student.socket, timeout, given_up)
         checker = Runner(checking, private, clock, env, kernel_name, connection_file=private / "checking.json",
                           offset=1)
         try:
@@ -401,7 +403,9 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                     found = json.loads(checker.ask("_course_remote.verdict()") or "[]")
                     if found:
                         failures.setdefault(grade_cells[index], _REFERENCE_USED.format(", ".join(found)))
-                if (outcome.error in STUDENT_FAULTS or outcome.error in ("timeout", "crash")) and \
+                gave_up = given_up.exists()  # also where a check caught the StudentTimeout or StudentKernelDied
+                given_up.unlink(missing_ok=True)
+                if (gave_up or outcome.error in STUDENT_FAULTS or outcome.error in ("timeout", "crash")) and \
                         clock.seconds() > 0:
                     student.restart()
             loaded = json.loads(checker.ask(_LOADED_FILES) or "[]")

@@ -197,8 +197,10 @@ def _exactly(connection: socket.socket, size: int) -> bytes:
 def serve(path: str, namespace: dict) -> None:
     """Answer calls on the Unix socket ``path`` with the functions of ``namespace``, forever.
 
-    Each request is ``{"op": "call", "name", "args", "kwargs"}`` or ``{"op": "vjp", "graph",
-    "grad"}``; each answer ``{"ok": value}`` or ``{"error": [type name, message]}``.
+    Each request is ``{"op": "call", "name", "args", "kwargs", "id"}`` or ``{"op": "vjp", "graph",
+    "grad", "id"}``; each answer ``{"ok": value}`` or ``{"error": [type name, message]}``, with the
+    request's ``id``. A caller that gave up on a call closes its connection: the answer then has no
+    one to go to, and the next connection is served.
     """
     graphs: dict[int, tuple] = {}
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -212,9 +214,19 @@ def serve(path: str, namespace: dict) -> None:
             while True:
                 try:
                     request = decode(_receive(connection))
+                    number = request.get("id") if isinstance(request, dict) else None
+                    _send(connection, _encoded_answer(_answer(request, namespace, graphs), number))
                 except (ConnectionError, BadAnswer, OSError):
                     break
-                _send(connection, encode(_answer(request, namespace, graphs)))
+
+
+def _encoded_answer(answer: dict, number) -> bytes:
+    """The answer with its request's number, as bytes; a result that cannot be sent becomes the error it is."""
+    try:
+        return encode({**answer, "id": number})
+    except (TypeError, ValueError) as exc:
+        return encode({"error": [type(exc).__name__, f"your function's result cannot be sent back: {exc}"],
+                       "id": number})
 
 
 def _answer(request: dict, namespace: dict, graphs: dict) -> dict:
@@ -332,33 +344,62 @@ def _vector_jacobian(graphs: dict, graph: int, grad):
 
 
 class _Link:
-    """The checking kernel's connection to the student kernel's socket."""
+    """The checking kernel's connection to the student kernel's socket.
 
-    def __init__(self, path: str, timeout: float):
-        self.path, self.timeout, self.connection = path, timeout, None
+    A call given up (past the timeout, the checking cell interrupted at its deadline, a connection that
+    broke or an answer cut short) closes the connection, so the next call starts on a new one and never
+    reads what was left of the old; each request carries a number the answer repeats, and an answer to
+    another request is never taken for this one. A student kernel still busy with a call given up cannot
+    answer the next: the link touches ``given_up`` (a file of the grader's) so that the grader starts a
+    new student kernel before the next check.
+    """
+
+    def __init__(self, path: str, timeout: float, given_up: str | None = None):
+        self.path, self.timeout, self.given_up, self.connection = path, timeout, given_up, None
+        self.asked = 0
 
     def ask(self, request: dict, on_graph=None):
+        self.asked += 1
+        number = self.asked
         try:
-            if self.connection is None:
-                self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                self.connection.settimeout(self.timeout)
-                self.connection.connect(self.path)
-            _send(self.connection, encode(request))
-            answer = decode(_receive(self.connection), on_graph)
-        except TimeoutError:
+            answer = self._exchange({**request, "id": number}, number, on_graph)
+        except BaseException as exc:  # also KeyboardInterrupt: the checking cell stopped at its deadline
             self.close()
-            raise StudentTimeout(f"your function ran longer than {self.timeout:g} s and was stopped") from None
-        except (ConnectionError, FileNotFoundError, OSError):
-            self.close()
-            raise StudentKernelDied("your function crashed the kernel (or the student kernel is gone)") from None
-        if not isinstance(answer, dict) or not ("ok" in answer or "error" in answer):
-            raise BadAnswer("the student kernel sent something that is not an answer")
+            self._note_given_up()
+            if isinstance(exc, TimeoutError):
+                raise StudentTimeout(f"your function ran longer than {self.timeout:g} s and was stopped") from None
+            if isinstance(exc, OSError):
+                raise StudentKernelDied("your function crashed the kernel (or the student kernel is gone)") from None
+            raise
         if isinstance(answer.get("ran"), dict):
             _STUDENT_RAN.append(answer["ran"])
         if "error" in answer:
             name, message = (list(answer["error"]) + ["", ""])[:2]
             raise _student_exception(str(name), str(message))
         return answer["ok"]
+
+    def _exchange(self, request: dict, number: int, on_graph) -> dict:
+        """Send ``request`` and read answers until the one to it (one to an earlier request is passed over)."""
+        if self.connection is None:
+            self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.connection.settimeout(self.timeout)
+            self.connection.connect(self.path)
+        _send(self.connection, encode(request))
+        while True:
+            answer = decode(_receive(self.connection), on_graph)
+            if not isinstance(answer, dict) or not ("ok" in answer or "error" in answer):
+                raise BadAnswer("the student kernel sent something that is not an answer")
+            if answer.get("id") == number:
+                return answer
+            if not (isinstance(answer.get("id"), int) and answer["id"] < number):
+                raise BadAnswer("the student kernel answered a call that was not made")
+
+    def _note_given_up(self) -> None:
+        if self.given_up is not None:
+            try:
+                Path(self.given_up).touch()
+            except OSError:
+                pass
 
     def close(self) -> None:
         if self.connection is not None:
@@ -401,10 +442,11 @@ def verdict() -> list[str]:
     return sorted(found)
 
 
-def bind(path: str, timeout: float) -> None:
-    """Connect this (checking) kernel's remote functions to the student kernel's socket at ``path``."""
+def bind(path: str, timeout: float, given_up: str | None = None) -> None:
+    """Connect this (checking) kernel's remote functions to the student kernel's socket at ``path``; each
+    call waits at most ``timeout`` seconds, and a call given up touches the file ``given_up``."""
     global _LINK
-    _LINK = _Link(path, timeout)
+    _LINK = _Link(path, timeout, given_up)
 
 
 def function(name: str) -> RemoteFunction:
