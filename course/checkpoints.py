@@ -20,14 +20,21 @@ from pathlib import Path
 
 import numpy as np
 
+from .divergence import check_weights
 from .errors import CourseError, SettingError
 from .paths import atomic_path, check_writable
 
 
-def write_checkpoint(path: str | os.PathLike, payload: dict) -> Path:
-    """Save ``payload`` (which names its ``format``) at ``path``; a reader never sees half a file."""
+def write_checkpoint(path: str | os.PathLike, payload: dict, weights=("weights", "best_weights")) -> Path:
+    """Save ``payload`` (which names its ``format``) at ``path``; a reader never sees half a file.
+
+    Raises:
+        TrainingDivergedError: a floating tensor of the entries ``weights`` of ``payload`` is not
+            finite (a run that diverged): nothing is written (:func:`course.divergence.check_weights`).
+    """
     import torch
 
+    check_weights(path, {key: payload.get(key) for key in weights}, "checkpoint")
     with atomic_path(path) as temporary:
         torch.save(payload, temporary)
     return Path(path)

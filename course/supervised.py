@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from .checkpoints import check_resumable, checkpoint_errors, read_checkpoint, write_checkpoint
+from .divergence import check_weights
 from .errors import SettingError
 
 
@@ -46,6 +47,7 @@ class LoopConfig:
         every_epoch: record every epoch in the history (its score None where dev was not scored), not
             only the evaluated ones.
         description: the progress bar's label.
+        advice: what to change where the weights stop being finite (:func:`course.divergence.smaller`).
     """
 
     epochs: int
@@ -55,6 +57,7 @@ class LoopConfig:
     patience: int = 0
     every_epoch: bool = False
     description: str = "training"
+    advice: str = "use a smaller --lr"
 
     def __post_init__(self):
         if self.patience < 0:
@@ -127,6 +130,7 @@ def fit(model: torch.nn.Module, optimizer: torch.optim.Optimizer, train_epoch: C
 
     Raises:
         SettingError: a checkpoint of another run, or not a readable one.
+        TrainingDivergedError: the weights are not finite after an epoch: nothing more is written.
     """
     from .progress import progress_bar
 
@@ -141,6 +145,7 @@ def fit(model: torch.nn.Module, optimizer: torch.optim.Optimizer, train_epoch: C
             break
         started = time.perf_counter()
         fields = train_epoch(epoch)
+        check_weights(None, {"weights": model.state_dict()}, f"model after epoch {epoch}", config.advice)
         score = float(evaluate()) if epoch in config.evaluated else None
         if score is not None or config.every_epoch:
             state.history.append({"epoch": epoch, **fields, key: score})

@@ -205,7 +205,7 @@ def test_a_loss_that_is_not_finite_stops_training(monkeypatch):
 
     corpus, _, _ = _topics(sentences=20)
     monkeypatch.setattr(FastTrainer, "step", lambda self, batch: float("nan"))
-    with pytest.raises(TrainingDivergedError, match="diverged .* in epoch 1: use a smaller lr"):
+    with pytest.raises(TrainingDivergedError, match=r"became nan\) in epoch 1: use a smaller --lr .* or --batch-size"):
         train_glove(corpus, GloVeConfig(dim=4, min_count=1, device="cpu"), progress=False)
 
 

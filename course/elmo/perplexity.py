@@ -11,10 +11,9 @@ measured without dropout. On a CPU the passes run in float32, on CUDA in the pre
 
 from __future__ import annotations
 
-import math
-
 import torch
 
+from ..divergence import perplexity
 from ..lm.precision import autocast, autocast_dtype
 from .batching import LanguageModelData
 from .config import ElmoConfig
@@ -45,4 +44,4 @@ def evaluate_perplexity(bilm, data: LanguageModelData, config: ElmoConfig, batch
     finally:
         bilm.train(was_training)
     forward, backward = (sums / max(predictions, 1)).tolist()
-    return {"forward": math.exp(forward), "backward": math.exp(backward), "predictions": predictions}
+    return {"forward": perplexity(forward), "backward": perplexity(backward), "predictions": predictions}

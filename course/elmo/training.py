@@ -42,6 +42,7 @@ import torch
 from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
+from ..divergence import perplexity
 from ..errors import SettingError
 from ..lm.best import KeepBest
 from ..lm.generators import start_random_state
@@ -307,6 +308,6 @@ class _Interval:
         forward, backward = (self.sums / max(self.predictions, 1)).tolist()
         self.sums.zero_()
         self.predictions = 0
-        return {"loss": forward + backward, "forward_perplexity": math.exp(min(forward, 50)),
-                "backward_perplexity": math.exp(min(backward, 50))}
+        return {"loss": forward + backward, "forward_perplexity": perplexity(forward),
+                "backward_perplexity": perplexity(backward)}
 

@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from .. import devices
 from ..checkpoints import corpus_key
-from ..errors import SettingError, TrainingDivergedError
+from ..divergence import check_loss, smaller
+from ..errors import SettingError
 from ..static import hogwild, run_epochs
 from .batches import Batch, DeviceEntries, batch_loss_and_gradients
 from .counting import ENTRY_BYTES, entry_order
@@ -76,10 +77,7 @@ class FastTrainer:
                 with torch.no_grad():
                     batch = entries.batch(order[index * config.batch_size:(index + 1) * config.batch_size])
                     loss = self.step(batch)
-                if not math.isfinite(loss):
-                    raise TrainingDivergedError(
-                        f"training diverged (the loss became {loss}) in epoch {epoch + 1}: use a smaller "
-                        f"lr (now {config.lr}) or batch_size (now {config.batch_size})")
+                check_loss(loss, f"in epoch {epoch + 1}", smaller(lr=config.lr, batch_size=config.batch_size))
                 return len(batch.rows), loss / len(batch.rows)
 
             return math.ceil(size / config.batch_size), train_batch

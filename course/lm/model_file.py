@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from ..divergence import check_weights
 from ..errors import ModelFileError
 from ..paths import atomic_path
 from ..text.vocab import Vocabulary
@@ -48,7 +49,13 @@ class ModelFile:
         return cls(config, words, device=device)
 
     def save(self, path: str | os.PathLike, extra: dict | None = None) -> Path:
-        """Write the model file (atomically); ``extra`` entries are stored beside (checkpoints)."""
+        """Write the model file (atomically); ``extra`` entries are stored beside (checkpoints).
+
+        Raises:
+            TrainingDivergedError: a weight (or a best weight of a checkpoint) that is not finite:
+                nothing is written (:func:`course.divergence.check_weights`).
+            ModelFileError: ``path`` is a folder.
+        """
         network = getattr(self, self.NETWORK)
         payload = {
             "format": self.FORMAT,
@@ -64,6 +71,8 @@ class ModelFile:
         target = Path(path)
         if target.is_dir():
             raise ModelFileError(f"{target} is a folder: give a file name for the model")
+        check_weights(target, {"weights": payload["weights"], "best_weights": payload.get("best_weights")},
+                      "checkpoint" if extra else "model")
         with atomic_path(target) as temporary:
             torch.save(payload, temporary)
         return target

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from .. import distributed
+from ..divergence import check_loss, check_weights, smaller
 from .best import KeepBest, epoch_position, measures
 from .generators import random_state
 from .resume import batch_order, check_batch_order
@@ -196,6 +197,7 @@ class Run:
         stepping since ``clock``) in ``state.history`` and on the bar; call the callback."""
         state = self.state
         fields, shown = self.read_out(lr)
+        self.check_loss(fields["loss"])
         if clock is not None:
             state.seconds += time.perf_counter() - clock
         state.history.append({"step": state.step, "tokens": state.tokens, "seconds": round(state.seconds, 3),
@@ -203,6 +205,16 @@ class Run:
         self.bar.set_postfix(**shown, refresh=False)
         if self.callback is not None:
             self.callback(self.model)
+
+    def check_loss(self, loss: float) -> None:
+        """Stop where the loss read out is not finite in any process (every process stops alike).
+
+        Raises:
+            TrainingDivergedError: one line naming the epoch, the step and the learning rate.
+        """
+        losses = self.world.gather(loss)
+        for value in losses:
+            check_loss(value, f"in epoch {self.state.epoch + 1}, step {self.state.step}", smaller(lr=self.config.lr))
 
     def end_epoch(self) -> None:
         """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
@@ -238,6 +250,9 @@ class Run:
         """The model with the optimizer's and the random generators' states, the best weights, and
         the losses summed since the last read-out and the number of processes, when training has a
         checkpoint file. Every process takes part."""
+        network = getattr(self.model, self.model.NETWORK)  # the same weights in every process: all refuse alike
+        check_weights(self.checkpoint, {"weights": network.state_dict()}, "checkpoint" if self.checkpoint else "model",
+                      smaller(lr=self.config.lr))
         generators = random_state(self.model.device, self.world)
         interval = self.interval_state()
         intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}

@@ -72,25 +72,30 @@ class StaticVectorModel:
         return keyed_vectors(self.vocab.words, self.vectors().float().cpu().numpy())
 
     def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
-        """Write the word vectors in word2vec format (text, or binary), atomically."""
+        """Write the word vectors in word2vec format (text, or binary), atomically; refused, with
+        nothing written, where a vector is not finite (a run that diverged)."""
         from ..analysis.vectors import save_vectors
+        from ..divergence import check_weights, smaller
 
+        check_weights(path, {"vectors": self.vectors()}, "vectors", smaller(lr=self.config.lr))
         return save_vectors(self.keyed_vectors(), path, binary=binary)
 
     # ---------------------------------------------------------------------------- checkpoints
 
     def save_checkpoint(self, path: str | os.PathLike) -> Path:
-        """Save everything needed to resume training (atomically)."""
+        """Save everything needed to resume training (atomically); refused, with nothing written, where
+        a table is not finite (:func:`course.checkpoints.write_checkpoint`)."""
+        tensors = self.checkpoint_tensors()
         return write_checkpoint(path, {
             "format": self.FORMAT,
             "config": asdict(self.config),
             "words": [str(word) for word in self.vocab.words],  # plain str, never numpy.str_
             "counts": self.vocab.counts.tolist(),
-            **self.checkpoint_tensors(),
+            **tensors,
             "state": asdict(self.state),
             "identity": {"corpus": self.trained_on, "vocabulary": vocabulary_key(self.vocab.words)}
             if self.trained_on is not None else None,
-        })
+        }, weights=tuple(tensors))
 
     @classmethod
     def load_checkpoint(cls, path: str | os.PathLike, device: str | None = None):

@@ -22,6 +22,7 @@ import torch
 
 from ..checkpoints import labelled_corpus, resumes, run_identity
 from ..devices import check_memory, resolve_device
+from ..divergence import check_loss, smaller
 from ..errors import SettingError
 from ..supervised import Checkpoint, LoopConfig, fit
 from ..tasks.labelled import length_batches
@@ -158,6 +159,7 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
         checkpoint, CHECKPOINT_FORMAT, "tagger", _run_identity(train, tagger, config), "weights",
         "was trained on other inputs (vectors or biLM); give the same ones to resume, or another checkpoint file")
     rng = np.random.default_rng(config.seed)
+    advice = smaller(lr=config.lr, **({"finetune_lr": config.finetune_lr} if config.fine_tunes else {}))
 
     def train_epoch(epoch: int) -> dict:
         tagger.train()
@@ -169,11 +171,11 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
             loss.backward()
             torch.nn.utils.clip_grad_norm_(tagger.parameters(), 5.0)
             optimizer.step()
-            losses.append(loss.item())
+            losses.append(check_loss(loss.item(), f"in epoch {epoch}", advice))
         return {"loss": float(np.mean(losses))}
 
     loop = LoopConfig(epochs, frozenset(evaluation_epochs(epochs, config.evaluations)), "f1",
-                      description=f"tagger ({config.input})")
+                      description=f"tagger ({config.input})", advice=advice)
     run = fit(tagger, optimizer, train_epoch, lambda: evaluate(tagger, dev)["f1"], loop, saving, continuing, rng,
               progress)
     tagger.history, tagger.best_epoch, tagger.seconds = run.history, run.best_epoch, run.seconds

@@ -15,11 +15,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch
 
+from ..divergence import perplexity
 from ..lm.precision import autocast, autocast_dtype
 from .config import TransformerConfig
 from .data import Batch, SentenceIds
@@ -74,4 +73,4 @@ def evaluate_perplexity(network, data: SentenceIds, config: TransformerConfig,
             predictions += count
     finally:
         network.train(was_training)
-    return {"perplexity": math.exp(float(total) / max(predictions, 1)), "predictions": predictions}
+    return {"perplexity": perplexity(float(total) / max(predictions, 1)), "predictions": predictions}

@@ -30,7 +30,8 @@ import torch
 from .. import distributed
 from ..checkpoints import run_identity
 from ..devices import resolve_device
-from ..errors import SettingError, TrainingDivergedError
+from ..divergence import perplexity
+from ..errors import SettingError
 from ..lm.best import KeepBest
 from ..lm.generators import start_random_state
 from ..lm.heldout import split_heldout
@@ -188,19 +189,13 @@ class _Run(Run):
         self.predictions += count
 
     def read_out(self, lr: float) -> tuple[dict, dict]:
-        """The mean loss per prediction since the last read-out; refuses a loss that is no longer finite.
-
-        Raises:
-            TrainingDivergedError: the loss became infinite or NaN.
-        """
+        """The mean loss per prediction since the last read-out (one that is not finite stops the
+        run: :meth:`course.lm.run.Run.check_loss`)."""
         mean = float(self.sums) / max(self.predictions, 1)
-        if not math.isfinite(mean):
-            raise TrainingDivergedError(f"the training loss became {mean} at step {self.state.step}: "
-                                        f"lower lr ({self.config.lr})")
         self.sums.zero_()
         self.predictions = 0
-        return ({"lr": lr, "loss": mean, "perplexity": math.exp(min(mean, 50))},
-                {"loss": f"{mean:.3f}", "ppl": f"{math.exp(min(mean, 50)):.0f}"})
+        return ({"lr": lr, "loss": mean, "perplexity": perplexity(mean)},
+                {"loss": f"{mean:.3f}", "ppl": f"{perplexity(mean):.0f}"})
 
     def interval_state(self) -> dict:
         return {"sum": float(self.sums), "predictions": self.predictions}

@@ -30,6 +30,7 @@ import torch
 
 from ..checkpoints import labelled_corpus, resumes, run_identity
 from ..devices import resolve_device
+from ..divergence import check_loss, check_weights, perplexity, smaller
 from ..elmo.batching import LanguageModelData
 from ..errors import SettingError
 from ..lm.best import KeepBest, epoch_position, measures
@@ -95,7 +96,7 @@ def forward_perplexity(lm, sentences, batch_tokens: int = 4_000) -> float:
             predictions += batch.predictions
     finally:
         lm.train(was_training)
-    return math.exp(total / max(predictions, 1))
+    return perplexity(total / max(predictions, 1))
 
 
 def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelConfig(), progress: bool = False,
@@ -146,20 +147,23 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
         return stop
 
     lm.train()
+    advice = f"use a smaller lr for it (LanguageModelConfig.lr, now {config.lr})"
     with cpu_threads(device, config.threads):
-        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped)
+        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped, advice)
     bar.close()
     state.finished = True
     if best is not None:
         best.restore()
+    check_weights(None, {"weights": lm.bilm.state_dict()}, "fine-tuned LM", advice)
     lm.eval()
     model.history, model.fine_tuning = history, state
     return model
 
 
-def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped) -> list[dict]:
+def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped, advice) -> list[dict]:
     """The steps of :func:`fine_tune_lm`, calling ``stepped(step, epoch, batch_in_epoch, batches_in_epoch)``
-    after each and stopping where it says so; returns the mean loss of each tenth of them."""
+    after each and stopping where it says so, or where a loss is not finite (``advice``: what to change);
+    returns the mean loss of each tenth of them."""
     clip_norm = lm.elmo_config.clip_norm
     step, losses, history = 0, [], []
     for epoch in range(config.epochs):
@@ -172,7 +176,7 @@ def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, 
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for g in groups for p in g.parameters()], clip_norm)
             optimizer.step()
-            losses.append(loss.item())
+            losses.append(check_loss(loss.item(), f"in epoch {epoch + 1} of the LM's fine-tuning", advice))
             step += 1
             bar.update(1)
             if step % max(1, total_steps // 10) == 0 or step == total_steps:
@@ -246,7 +250,7 @@ def _fit(model, train, dev, config: ClassifierConfig, dtype, progress: bool, che
         checkpoint, CHECKPOINT_FORMAT, "classifier", identity, "lm_weights",
         "was trained on another LM (other weights); give the LM it was trained on, or another checkpoint file")
     loop = LoopConfig(epochs, frozenset(evaluation_epochs(epochs, config.evaluations)), "error",
-                      higher_is_better=False, every_epoch=True, description="classifier")
+                      higher_is_better=False, every_epoch=True, description="classifier", advice=smaller(lr=config.lr))
 
     def evaluate() -> float:
         with autocast(device, dtype):
@@ -269,6 +273,7 @@ def _epoch_trainer(train, classifier, optimizer, config, epochs, device, dtype):
     labels = np.array([r.label for r in train])
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
     total_steps = epochs * steps_per_epoch
+    advice = smaller(lr=config.lr)
 
     def train_epoch(epoch: int) -> dict:
         unfrozen = unfrozen_groups(epoch, len(groups), config.gradual_unfreezing)
@@ -289,7 +294,7 @@ def _epoch_trainer(train, classifier, optimizer, config, epochs, device, dtype):
             loss.backward()
             torch.nn.utils.clip_grad_norm_(classifier.parameters(), 1.0)
             optimizer.step()
-            losses.append(loss.item())
+            losses.append(check_loss(loss.item(), f"in epoch {epoch}", advice))
         return {"groups": unfrozen, "loss": float(np.mean(losses)) if losses else math.nan}
 
     return train_epoch
