@@ -206,3 +206,54 @@ def test_the_build_ends_with_its_times(tmp_path, monkeypatch, capsys):
     if "processor time" in printed[-1]:  # where the system counts it: the least time the same work could take
         printed = printed[:-1]
     assert printed[-3].startswith("00_good") and printed[-2].startswith("claims") and printed[-1].startswith("total")
+
+
+def test_a_second_build_into_a_folder_another_holds_refuses_at_once(tmp_path, monkeypatch):
+    """The test process holds the folder as a build does; a build started in another process refuses
+    in one line, having written nothing; once the folder is let go, it may be held again."""
+    from course.teaching.build import holding_output_folder
+    from tests.conftest import assert_one_line_error, run_course
+
+    source = _two_notebooks(tmp_path / "notebooks")
+    out = tmp_path / "site" / "build"
+    env = {"COURSE_BUILD": str(tmp_path / "build")}
+    with holding_output_folder(out):
+        second = run_course("build", "--profile", "smoke", "--notebooks", source, "--out", out, env=env)
+        assert_one_line_error(second, f"error: {out}: another build is writing into this folder now")
+        assert list(out.iterdir()) == []  # not even the student versions
+    assert not (tmp_path / "site").exists()  # the holder made the folders, and removed them empty
+    with holding_output_folder(out):
+        (out / "index.html").write_text("kept")
+    assert (out / "index.html").read_text() == "kept"
+
+
+def test_a_build_holds_its_folder_from_start_to_end(tmp_path, monkeypatch):
+    """While build_course runs (its notebooks stood in for), a build into the same folder from another
+    process refuses, and another folder is free; once it ends, even failing, the folder is free again."""
+    import pytest
+
+    from course.teaching import build
+    from tests.conftest import run_course
+
+    source = _two_notebooks(tmp_path / "notebooks")
+    out = tmp_path / "build"
+    monkeypatch.setenv("COURSE_BUILD", str(out))
+    seen = []
+
+    def meanwhile(*args, **kwargs):
+        seen.append(run_course("build", "--profile", "smoke", "--notebooks", source, "--out", out))
+        with build.holding_output_folder(tmp_path / "other"):
+            pass
+        (out / "summary.json").write_text("{}")
+        if len(seen) == 2:
+            raise RuntimeError("a notebook's run broke")
+        return []
+
+    monkeypatch.setattr(build, "_build", meanwhile)
+    assert build_course(profile="smoke", out=out, notebooks=source) == []
+    with pytest.raises(RuntimeError, match="broke"):
+        build_course(profile="smoke", out=out, notebooks=source)
+    for refused in seen:
+        assert refused.returncode == 2 and f"{out}: another build is writing into this folder" in refused.stderr
+    with build.holding_output_folder(out):  # let go both times
+        pass

@@ -20,7 +20,9 @@ the small models of several notebooks share it.
 
 A build of nothing (``only`` matching no notebook) is refused before anything is written; each file
 appears whole or not at all (papermill writes into a temporary folder), and a build that fails or is
-interrupted removes the folders it made and left empty.
+interrupted removes the folders it made and left empty. A build holds its output folder locked from
+start to end (:func:`holding_output_folder`): a second build into the same folder refuses at its start,
+rather than both running and the index keeping only the notebooks of the one that ended last.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from pathlib import Path
 from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
 from ..devices import describe_machine
 from ..edition import resolve_edition, text
-from ..errors import CourseError, NotebookFileError, SettingError
+from ..errors import CourseError, NotebookFileError, OutputFileError, SettingError
 from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, build_running, project_root
 from ..progress import STATUS_ENV
 from ..settings import resolve_profile
@@ -111,6 +113,44 @@ def chosen_notebooks(notebooks: Path | None = None, only: str | None = None) -> 
         names = ", ".join(path.stem for path in everything)
         raise NotebookFileError(f"--only {only!r} matches none of the notebooks in {folder} (there are: {names})")
     return chosen
+
+
+@contextmanager
+def holding_output_folder(out: Path) -> Iterator[None]:
+    """Hold the folder ``out`` (made if missing) for one build: an exclusive advisory lock on the folder
+    itself, which the system lets go however the build ends (killed outright too), so nothing is left in
+    it to clean up. On leaving, the folders made for it that are still empty are removed while it is
+    held. Where the file system has no such locks (some network drives), the build runs unlocked.
+
+    Raises:
+        OutputFileError: another build holds ``out`` (nothing is made or removed: the folder is that
+            build's), or ``out`` cannot be made.
+    """
+    out = Path(out)
+    missing = [folder for folder in (out.absolute(), *out.absolute().parents) if not folder.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        for folder in missing:
+            _remove_if_empty(folder)
+        raise OutputFileError(f"{out}: cannot build into this folder ({exc.strerror or exc})") from None
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise OutputFileError(f"{out}: another build is writing into this folder now; wait for it to end, or build "
+                              "into another folder with --out") from None
+    except (ImportError, OSError):  # no advisory locks here
+        pass
+    try:
+        yield
+    finally:
+        for folder in missing:  # deepest first
+            _remove_if_empty(folder)
+        os.close(handle)
 
 
 @contextmanager
@@ -244,7 +284,7 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
     out = Path(out) if out is not None else build_dir() / ("zh" if edition == "zh" else "")
     folder = edition_folder(edition, notebooks)
     sources = chosen_notebooks(folder, only)  # nothing to build: say so before anything is written
-    with removing_empty_folders(out):
+    with holding_output_folder(out), removing_empty_folders(out):
         return _build(sources, folder, out, profile, edition, jobs)
 
 
