@@ -242,6 +242,50 @@ def test_memory_is_limited_per_notebook_and_a_hungry_answer_fails_alone(tmp_path
     assert "MemoryError" in reasons(report)["double"]
 
 
+FILL = """
+import errno, json, os
+def fill(folder, most):
+    chunk, written = b"x" * (64 << 20), 0
+    try:
+        while written < most:  # files of 64 MiB: the file-size limit is not what stops it
+            with open(os.path.join(folder, f"fill-{written >> 26}"), "wb") as f:
+                f.write(chunk)
+            written += len(chunk)
+    except OSError as exc:
+        return written, errno.errorcode[exc.errno]
+    return written, None
+def root():
+    try:
+        open("/fill", "wb").close()
+    except OSError as exc:
+        return errno.errorcode[exc.errno]
+print(json.dumps({"tmp": fill("/tmp", MOST), "shm": fill("/dev/shm", MOST), "root": root()}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a sandbox of Linux namespaces")
+def test_what_the_sandbox_keeps_in_memory_is_bounded_by_the_memory_limit(tmp_path):
+    # /tmp and /dev/shm are in memory: more than the limit written there must fail, not fill the machine's memory.
+    home, connection, limits = tmp_path / "home", tmp_path / "kernel.json", Limits(memory=2 << 30)
+    home.mkdir()
+    connection.write_text("{}", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "course.teaching.sandbox", "--memory", str(limits.memory),
+                             "--home", str(home), "--connection-file", str(connection), "--", sys.executable,
+                             "-c", FILL.replace("MOST", str(limits.memory + (64 << 20)))],
+                            capture_output=True, text=True, timeout=120)
+    status = json.loads((home / "sandbox.json").read_text(encoding="utf-8"))
+    if not status["enclosed"]:
+        pytest.skip(f"no root of its own here: {status['why_not']}")
+    assert result.returncode == 0, result.stderr
+    written = json.loads(result.stdout)
+    assert written["tmp"][1] == written["shm"][1] == "ENOSPC", written
+    assert written["tmp"][0] + written["shm"][0] <= limits.scratch < limits.memory, "one tmpfs for both"
+    assert written["tmp"][0] >= limits.scratch - (128 << 20), written
+    assert written["root"] in ("EROFS", "EACCES"), written
+    assert status["limits"]["address_space"] + status["limits"]["scratch"] <= limits.memory
+    assert status["temporary"] == f"/tmp and /dev/shm: one tmpfs of {limits.scratch:,} bytes"
+
+
 # --------------------------------------------------------------------------------- deadlines
 
 def stalling(grade_id: str, body: str):

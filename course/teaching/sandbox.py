@@ -4,13 +4,15 @@
 the kernel (``exec``), so everything below holds for the kernel and for every process it starts:
 
 - **its own session**, so the grader can stop the kernel and its children together;
-- **limits** (``setrlimit``): address space (``--memory``), CPU seconds (``--cpu-time``), processes and
-  threads of its user (``--processes``), file size, no core files;
+- **limits** (``setrlimit``): memory (``--memory``, see :class:`Limits`: its address space and what it may
+  keep in ``/tmp`` and ``/dev/shm`` together), CPU seconds (``--cpu-time``), processes and threads of its
+  user (``--processes``), file size, no core files;
 - **a root of its own** (Linux; root, or a user namespace where the grader is not root): in new mount
   and process-id namespaces the kernel's root is a ``tmpfs`` holding read-only only the system's folders
   (``/usr``, ``/etc``, ...), Python (its prefixes and ``sys.path``; of a checkout only the ``course``
   package) and the folders given with ``--allow`` (the corpora's cache), plus its home, a fresh ``/tmp``
-  and its own ``/proc``; the old root is detached (``pivot_root``). So no checkout, build folder,
+  and ``/dev/shm`` (one ``tmpfs`` of a size taken out of ``--memory``) and its own ``/proc``; the old root is
+  detached (``pivot_root``) and the new one made read-only. So no checkout, build folder,
   ``.git``, other user's file or the grader's private folder (the checking kernel's connection file)
   exists for the student's code; every ``*.ipynb`` inside the visible folders but the system's reads as
   empty, and ``--hide`` folders are covered by an empty ``tmpfs``. Its processes see only each other,
@@ -54,15 +56,34 @@ STATUS_FILE = "sandbox.json"
 CONFIG_FOLDER = ".config-read-only"  # IPython's and Jupyter's configuration folder, an empty read-only tmpfs
 
 
+SCRATCH_SHARE = 4  # /tmp and /dev/shm together may hold a quarter of the memory limit
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What one student kernel may use: bytes of address space, CPU seconds, processes and threads
-    (of its user), and bytes per file written."""
+    """What one student kernel may use: bytes of memory, CPU seconds, processes and threads (of its user),
+    and bytes per file written.
+
+    ``memory`` bounds what each of its processes can put in memory: files in ``/tmp`` and ``/dev/shm`` live
+    in memory (a ``tmpfs``), so the two share one of :attr:`scratch` bytes, a ``1/SCRATCH_SHARE`` of
+    ``memory``, and each process's address space is limited to the rest (:attr:`address_space`). The two
+    together never exceed ``memory``.
+    """
 
     memory: int = 8 << 30
     cpu_seconds: int = 1_800
     processes: int = 256
     file_size: int = 2 << 30
+
+    @property
+    def scratch(self) -> int:
+        """Bytes that ``/tmp`` and ``/dev/shm`` may hold together."""
+        return self.memory // SCRATCH_SHARE
+
+    @property
+    def address_space(self) -> int:
+        """Bytes of address space of each process: ``memory`` less :attr:`scratch`."""
+        return self.memory - self.scratch
 
 
 def parse_size(text: str) -> int:
@@ -129,11 +150,12 @@ def _visible_paths(allowed: list[str]) -> list[str]:
     return sorted({p for p in paths if os.path.lexists(p)})
 
 
-def _enclose(stage: str, visible: list[str], home: str, hidden: list[str]) -> None:
+def _enclose(stage: str, visible: list[str], home: str, hidden: list[str], scratch: int) -> None:
     """Make a new root in ``stage`` (a tmpfs) holding only ``visible`` (read-only), ``home`` (writable), a fresh
-    ``/tmp``, ``/dev``, ``/sys`` and this process-id namespace's own ``/proc``; hide ``hidden`` folders and every
-    notebook inside the visible folders that are not the system's; then make it the root (``pivot_root``) and
-    detach the old one, so nothing else of the file system can be reached again. Raises OSError."""
+    ``/tmp`` and ``/dev/shm`` (two folders of one tmpfs of ``scratch`` bytes), ``/dev``, ``/sys`` and this
+    process-id namespace's own ``/proc``; hide ``hidden`` folders and every notebook inside the visible folders
+    that are not the system's; then make it the root (``pivot_root``), read-only, and detach the old one, so
+    nothing else of the file system can be reached again. Raises OSError."""
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
 
@@ -159,13 +181,17 @@ def _enclose(stage: str, visible: list[str], home: str, hidden: list[str]) -> No
             except OSError:  # a mount whose flags are locked: the user's permissions still hold
                 pass
 
+    temporary = _scratch(inside("/.scratch"), scratch)
     os.makedirs(inside("/tmp"), exist_ok=True)
-    _mount("tmpfs", inside("/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    _mount(temporary["tmp"], inside("/tmp"), None, MS_BIND)
     for path in visible:
         bind(path, read_only=True)
     for special in ("/dev", "/sys"):
         bind(special, read_only=special == "/sys")
-    _mount("tmpfs", inside("/dev/shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+    _mount(temporary["shm"], inside("/dev/shm"), None, MS_BIND)  # over the system's /dev/shm, bound with /dev
+    if _libc().umount2(os.fsencode(inside("/.scratch")), MNT_DETACH) != 0:
+        raise OSError(ctypes.get_errno(), "detaching the scratch tmpfs")
+    os.rmdir(inside("/.scratch"))
     os.makedirs(inside("/proc"), exist_ok=True)
     _mount("proc", inside("/proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     bind(home, read_only=False)
@@ -185,6 +211,21 @@ def _enclose(stage: str, visible: list[str], home: str, hidden: list[str]) -> No
     if _libc().umount2(b".", MNT_DETACH) != 0:
         raise OSError(ctypes.get_errno(), "detaching the old root")
     os.chdir("/")
+    # Nothing more is made in the root itself: read-only, it cannot hold what the scratch tmpfs may not.
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _scratch(where: str, size: int) -> dict[str, str]:
+    """A tmpfs of ``size`` bytes at ``where`` holding the folders ``tmp`` and ``shm`` (writable by all, sticky),
+    for ``/tmp`` and ``/dev/shm``: bound there, they share its size."""
+    os.makedirs(where)
+    _mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+    folders = {}
+    for name in ("tmp", "shm"):
+        folders[name] = os.path.join(where, name)
+        os.mkdir(folders[name])
+        os.chmod(folders[name], 0o1777)
+    return folders
 
 
 def _init(kernel: int) -> None:
@@ -214,7 +255,7 @@ def _wait_for(child: int) -> None:
 
 
 def _limit(limits: Limits, uid: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.address_space, limits.address_space))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size, limits.file_size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -263,6 +304,7 @@ def _run(argv: list[str]) -> None:
         for path in (home, connection):
             os.chown(path, user.pw_uid, user.pw_gid)
     visible = _visible_paths(args.allow)
+    limits = Limits(args.memory, args.cpu_time, args.processes, args.file_size)
     namespaces = enclosed = _namespaces()
     why = "" if namespaces else "no mount and process-id namespaces here"
     if namespaces:
@@ -274,7 +316,7 @@ def _run(argv: list[str]) -> None:
         stage = home.parent / "root"
         stage.mkdir(exist_ok=True)
         try:
-            _enclose(str(stage), visible, str(home), args.hide)
+            _enclose(str(stage), visible, str(home), args.hide, limits.scratch)
         except OSError as exc:
             enclosed, why = False, str(exc)
         kernel_pid = os.fork()
@@ -282,14 +324,15 @@ def _run(argv: list[str]) -> None:
             _init(kernel_pid)
     if not enclosed:
         user = None  # no root of its own: Python may be out of reach of other users
-    limits = Limits(args.memory, args.cpu_time, args.processes, args.file_size)
     if user is not None:
         os.setgroups([])
         os.setgid(user.pw_gid)
         os.setuid(user.pw_uid)
     _limit(limits, os.getuid())
     status = {"uid": os.getuid(), "enclosed": enclosed, "why_not": why, "visible": visible, "hidden": args.hide,
-              "limits": asdict(limits)}
+              "limits": {**asdict(limits), "address_space": limits.address_space, "scratch": limits.scratch},
+              "temporary": f"/tmp and /dev/shm: one tmpfs of {limits.scratch:,} bytes" if enclosed else
+              f"/tmp and /dev/shm: the system's, not bounded by the memory limit ({why})"}
     (home / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
     for name in ("HOME", "MPLCONFIGDIR", "JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "XDG_CACHE_HOME",
                  "XDG_CONFIG_HOME", "TMPDIR"):
