@@ -12,10 +12,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from course.errors import GradingError
+from course.errors import GradingError, SettingError
 from course.teaching.assignments import find_assignments, student_version
 from course.teaching.grading import grade_notebook
-from course.teaching.sandbox import Limits
+from course.teaching.sandbox import MIN_MEMORY, Limits
 from tests.conftest import assert_one_line_error
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK, grade_cell, solution_cell, toy_notebook
 
@@ -266,7 +266,7 @@ print(json.dumps({"tmp": fill("/tmp", MOST), "shm": fill("/dev/shm", MOST), "roo
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a sandbox of Linux namespaces")
 def test_what_the_sandbox_keeps_in_memory_is_bounded_by_the_memory_limit(tmp_path):
     # /tmp and /dev/shm are in memory: more than the limit written there must fail, not fill the machine's memory.
-    home, connection, limits = tmp_path / "home", tmp_path / "kernel.json", Limits(memory=2 << 30)
+    home, connection, limits = tmp_path / "home", tmp_path / "kernel.json", Limits(memory=MIN_MEMORY)
     home.mkdir()
     connection.write_text("{}", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "course.teaching.sandbox", "--memory", str(limits.memory),
@@ -284,6 +284,19 @@ def test_what_the_sandbox_keeps_in_memory_is_bounded_by_the_memory_limit(tmp_pat
     assert written["root"] in ("EROFS", "EACCES"), written
     assert status["limits"]["address_space"] + status["limits"]["scratch"] <= limits.memory
     assert status["temporary"] == f"/tmp and /dev/shm: one tmpfs of {limits.scratch:,} bytes"
+
+
+def test_a_memory_limit_too_small_for_a_kernel_is_refused_before_any_grading(tmp_path):
+    teacher = write(toy_notebook(DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK), tmp_path / "teacher" / "01_toy.ipynb")
+    out = tmp_path / "report.json"
+    for memory in ("1K", "1G", f"{(MIN_MEMORY >> 20) - 1}M"):
+        result = subprocess.run([sys.executable, "-m", "course", "grade", str(teacher), "--source", str(teacher.parent),
+                                 "--memory", memory, "--json", str(out)], capture_output=True, text=True, timeout=120)
+        assert_one_line_error(result, "--memory", f"at least {MIN_MEMORY >> 30}G")
+        assert "points" not in result.stdout and not out.exists(), "refused before any grading"
+    with pytest.raises(SettingError, match=f"a memory limit of 1,024 bytes is too small: it must be at least "
+                                           f"{MIN_MEMORY >> 30}G"):
+        Limits(memory=1024)  # where grade_notebook's limits are made: refused before it can be called
 
 
 # --------------------------------------------------------------------------------- deadlines

@@ -25,12 +25,16 @@ def _patience(text: str) -> int:
 
 
 def _size(text: str) -> int:
-    from ..teaching.sandbox import parse_size
+    """A memory limit such as ``8G`` or ``512M`` in bytes, at least :data:`course.teaching.sandbox.MIN_MEMORY`."""
+    from ..teaching.sandbox import MIN_MEMORY, MIN_MEMORY_TEXT, parse_size
 
     try:
-        return parse_size(text)
+        value = parse_size(text)
     except (ValueError, IndexError):
         raise argparse.ArgumentTypeError(f"a size such as 8G or 512M, got {text!r}") from None
+    if value < MIN_MEMORY:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_MEMORY_TEXT}, got {text!r}")
+    return value
 
 
 def add_vectors_output(sub: argparse.ArgumentParser) -> None:

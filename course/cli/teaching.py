@@ -117,7 +117,7 @@ def add_parser(subparsers) -> None:
                         help="the teacher's notebooks, for the grade cells and hidden tests; default: notebooks/")
     grader.add_argument("--memory", type=_size, default="8G",
                         help="memory the student's kernel may use: a quarter for /tmp and /dev/shm, the rest as "
-                             "address space (default 8G)")
+                             "address space (default 8G, at least 3G)")
     grader.add_argument("--cpu-time", type=_positive_int, default=1_800, metavar="SECONDS",
                         help="CPU seconds the student's kernel may use in all (default 1800)")
     grader.add_argument("--processes", type=_positive_int, default=256,

@@ -46,6 +46,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..errors import SettingError
+
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 4096, 0x4000, 1 << 18
 MS_NOEXEC, MS_REMOUNT, MNT_DETACH, CLONE_NEWPID = 8, 32, 2, 0x20000000
@@ -57,6 +59,12 @@ CONFIG_FOLDER = ".config-read-only"  # IPython's and Jupyter's configuration fol
 
 
 SCRATCH_SHARE = 4  # /tmp and /dev/shm together may hold a quarter of the memory limit
+# The least memory a student kernel is given. The sandboxed kernel with numpy and torch imported (and one torch
+# operation run) starts with 1.3 GiB of address space and fails with 1.2 GiB (measured on two cores); 3G leaves
+# it 2.25 GiB once the quarter for /tmp and /dev/shm is taken out. Below it no kernel starts and nothing is graded.
+MIN_MEMORY = 3 << 30
+MIN_MEMORY_TEXT = f"{MIN_MEMORY >> 30}G (a student kernel with numpy and torch needs about 1.3G of address space, " \
+                  f"and a quarter of the limit holds /tmp and /dev/shm)"
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,11 @@ class Limits:
     cpu_seconds: int = 1_800
     processes: int = 256
     file_size: int = 2 << 30
+
+    def __post_init__(self):
+        if self.memory < MIN_MEMORY:
+            raise SettingError(f"a memory limit of {self.memory:,} bytes is too small: it must be at least "
+                               f"{MIN_MEMORY_TEXT}")
 
     @property
     def scratch(self) -> int:
