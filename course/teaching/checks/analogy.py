@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start
+from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start, compares_with
 
 # ------------------------------------------------------------------------------- 3CosAdd analogy
 
@@ -79,6 +79,7 @@ def _analogy_case(rng: np.random.Generator, size: int, dim: int, kind: str) -> t
     return vectors, (a, b, c)
 
 
+@compares_with("course.analysis.evaluate:_answer")
 def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(kv, a, b, c) -> word``.
 

@@ -7,7 +7,20 @@ from itertools import product
 
 import numpy as np
 
-from .common import GENERIC, RTOL, CheckFailed, _array, _call, _describe, _right, _sentence, _sizes, _span, _start
+from .common import (
+    GENERIC,
+    RTOL,
+    CheckFailed,
+    _array,
+    _call,
+    _describe,
+    _right,
+    _sentence,
+    _sizes,
+    _span,
+    _start,
+    compares_with,
+)
 
 ATOL = 1e-8
 
@@ -191,6 +204,7 @@ def _where(q, v, real, causal: bool) -> str:
 # ---------------------------------------------------------------------------------------- check
 
 
+@compares_with("course.transformer.attention:causal_mask", "course.transformer.attention:scaled_dot_product_attention")
 def check_padded_attention(function, *, seed: int | None = None, trials: int = 30) -> None:
     """Check ``function(q, k, v, real, causal=True) -> (output, weights)`` in numpy.
 

@@ -9,7 +9,20 @@ from math import comb
 import numpy as np
 
 from ...analysis.bias import associations, weat_vectors
-from .common import GENERIC, CheckFailed, _call, _close, _describe, _number, _right, _sentence, _sizes, _span, _start
+from .common import (
+    GENERIC,
+    CheckFailed,
+    _call,
+    _close,
+    _describe,
+    _number,
+    _right,
+    _sentence,
+    _sizes,
+    _span,
+    _start,
+    compares_with,
+)
 
 MAX_SPLITS = 924  # C(12, 6): the most splits of X ∪ Y a trial asks for, so that every p-value is exact
 
@@ -91,6 +104,11 @@ def _case(rng: np.random.Generator, n_x: int, n_y: int, n_a: int, n_b: int, dim:
     return tuple(m * scale(len(m)) for m in (X, Y, A, B))
 
 
+@compares_with(
+    "course.analysis.bias:associations",
+    "course.analysis.bias:weat_vectors",
+    "course.analysis.bias:_difference_of_means",
+)
 def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(X, Y, A, B) -> (effect_size, p_value)``.
 

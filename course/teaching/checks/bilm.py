@@ -26,6 +26,7 @@ from .common import (
     _span,
     _start,
     _worst,
+    compares_with,
 )
 from .common import _Failures as _CommonFailures
 
@@ -162,6 +163,7 @@ def _perplexity_trial(function, log_probs: list[np.ndarray], reference: float, w
         failures.add(where, _perplexity_findings(log_probs, value, reference))
 
 
+@compares_with()
 def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(log_probs) -> perplexity``.
 
@@ -196,6 +198,7 @@ def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
     return np.split(log_probs, np.cumsum([len(sentence) + 1 for sentence in sentences])[:-1])
 
 
+@compares_with()
 def check_perplexity_on_model(function, model, sentences) -> None:
     """Check ``function(log_probs)`` on a real model: with the log-probabilities a
     :class:`course.counts.ngram.KneserNeyLM` gives held-out ``sentences`` it should return
@@ -480,6 +483,12 @@ def _char_cnn_trial(function, words: _Words, reference, failures) -> None:
         failures.add(where, _char_cnn_findings(words, value, reference))
 
 
+@compares_with(
+    "course.elmo.token_encoder:TokenEncoder.encode_distinct",
+    "course.elmo.token_encoder:TokenEncoder._pool_every_window",
+    "course.elmo.token_encoder:TokenEncoder._project",
+    "course.elmo.token_encoder:Highway.forward",
+)
 def check_char_cnn_highway(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(embedded, mask, filters, W_H, b_H, W_T, b_T) -> (N, D)``.
 
@@ -521,6 +530,12 @@ def _check_char_cnn_highway(function, seed: int | None, trials: int) -> None:
            f"positions, D from {_span([sum(n for _, n in size[3]) for size in sizes])} features).")
 
 
+@compares_with(
+    "course.elmo.token_encoder:TokenEncoder.encode_distinct",
+    "course.elmo.token_encoder:TokenEncoder._pool_every_window",
+    "course.elmo.token_encoder:TokenEncoder._project",
+    "course.elmo.token_encoder:Highway.forward",
+)
 def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
     """Check ``function`` on a real :class:`course.elmo.token_encoder.TokenEncoder` and real words: ``char_ids``
     ``(N, C)`` int64 (0 = padding, e.g. ``CharacterVocabulary.encode(words)``) embedded by the encoder, its

@@ -23,6 +23,7 @@ from .common import (
     _span,
     _start,
     _zipf_counts,
+    compares_with,
 )
 
 BOUND_SLACK = 1e-9  # how far below the mean code length a float entropy may land when the two are equal
@@ -71,6 +72,7 @@ def _counts(rng: np.random.Generator, kind: str, size: int) -> tuple[np.ndarray,
     return _zipf_counts(rng, size), "Zipf counts"
 
 
+@compares_with("course.text.vocab:Vocabulary.huffman", "course.text.vocab:_build_huffman")
 def check_entropy_bound(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts) -> (entropy, mean_length, balanced_length)``.
 

@@ -26,6 +26,19 @@ class CheckFailed(AssertionError):
 GENERIC = "generic"  # the key of the finding that only says the answer differs, last in every list
 
 
+def compares_with(*references: str):
+    """Declare the course's own implementations a check compares answers with, as ``"module:qualname"``
+    (``"course.text.vocab:Vocabulary.huffman"``), with the private helpers that compute them; none for a check
+    whose reference is its own closed form. The grader leaves the declared ones out of the kernel that runs a
+    student's notebook (:mod:`course.teaching.student_package`); ``tests/test_student_package.py`` holds every
+    check to a declaration that names each course function it runs."""
+    def declare(check):
+        check.references = tuple(references)
+        return check
+
+    return declare
+
+
 @dataclass
 class _Failures:
     """The trials that went wrong, each with its findings: ``(key, message)``, most specific first and the

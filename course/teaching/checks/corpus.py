@@ -21,6 +21,7 @@ from .common import (
     _span,
     _start,
     _worst,
+    compares_with,
 )
 
 # ------------------------------------------------------------------------------ OOV rate estimate
@@ -60,6 +61,7 @@ OOV_EDGES = [  # (training counts, min_counts): one type; every token a singleto
 ]
 
 
+@compares_with()
 def check_oov_rate_estimate(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts, min_counts) -> rates``.
 
@@ -208,6 +210,7 @@ def _ppmi_settings(rng: np.random.Generator, trial: int) -> tuple[float, bool]:
     return options[int(rng.integers(len(options)))]
 
 
+@compares_with("course.counts.count_vectors:ppmi")
 def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts, alpha=0.75) -> ppmi``.
 

@@ -23,6 +23,7 @@ from .common import (
     _span,
     _start,
     _worst,
+    compares_with,
 )
 
 # ---------------------------------------------------------------------------- sense 1-NN probe
@@ -71,6 +72,7 @@ def _squared_distances(vectors: np.ndarray) -> np.ndarray:
     return ((vectors[:, None, :] - vectors[None, :, :]) ** 2).sum(-1)
 
 
+@compares_with("course.analysis.probes:sense_probe", "course.claims.scores:sense_scores")
 def check_sense_knn_accuracy(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(vectors, senses) -> accuracy``.
 
@@ -132,6 +134,11 @@ def _sense_findings(vectors, labels, accuracy, reference) -> list[tuple[str, str
 # ---------------------------------------------------------------------------------- scalar mix
 
 
+@compares_with(
+    "course.elmo.scalar_mix:ScalarMix.forward",
+    "course.elmo.scalar_mix:ScalarMix.weights",
+    "course.elmo.scalar_mix:_normalise",
+)
 def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(layers, s, gamma) -> mixed``.
 

@@ -6,7 +6,7 @@ from itertools import product
 
 import numpy as np
 
-from .common import GENERIC, _array, _call, _close, _number, _right, _sizes, _span, _start
+from .common import GENERIC, _array, _call, _close, _number, _right, _sizes, _span, _start, compares_with
 
 # ------------------------------------------------------------------------------ GloVe weighting
 
@@ -34,6 +34,7 @@ def _weighting(x: np.ndarray, x_max: float, alpha: float) -> np.ndarray:
     return weighting(x, x_max, alpha)
 
 
+@compares_with("course.glove.loss:weighting")
 def check_glove_weighting(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(x, x_max=100.0, alpha=0.75) -> weights``.
 
@@ -108,6 +109,7 @@ def _weighting_findings(x, x_max, alpha, defaults, weights, reference) -> list[t
 # ----------------------------------------------------------------------------------- GloVe loss
 
 
+@compares_with("course.glove.loss:weighting")
 def check_glove_loss(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(w, w_context, b, b_context, x, x_max=100.0, alpha=0.75) -> loss``.
 

@@ -27,6 +27,7 @@ from .common import (
     _sizes,
     _span,
     _start,
+    compares_with,
 )
 
 STEP = 1e-5  # h of the central differences (J(θ + h) - J(θ - h)) / 2h
@@ -135,6 +136,7 @@ def _sgns_draws(rng: np.random.Generator, size: int, k: int, context: int) -> np
     return noise.astype(np.int64)
 
 
+@compares_with("course.word2vec.losses:negative_sampling_loss", "course.word2vec.losses:negative_sampling_terms")
 def check_negative_sampling_gradients(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(inputs, outputs, center, context, noise) -> (grad_inputs, grad_outputs)``.
 
@@ -411,6 +413,7 @@ def _glove_inputs(rng: np.random.Generator, trial: int, size: int, d: int, n: in
     return tables, chosen // size, chosen % size, x
 
 
+@compares_with("course.glove.loss:glove_loss", "course.glove.loss:glove_loss_terms", "course.glove.loss:weighting")
 def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(word_vectors, context_vectors, word_biases, context_biases, rows, cols, x, x_max=100.0,
     alpha=0.75) -> (grad_word_vectors, grad_context_vectors, grad_word_biases, grad_context_biases)``.

@@ -8,7 +8,19 @@ from collections.abc import Mapping
 import numpy as np
 
 from ...text.subwords import END_OF_WORD, learn_bpe, merge_pair
-from .common import GENERIC, CheckFailed, _call, _count, _describe, _right, _sentence, _sizes, _span, _start
+from .common import (
+    GENERIC,
+    CheckFailed,
+    _call,
+    _count,
+    _describe,
+    _right,
+    _sentence,
+    _sizes,
+    _span,
+    _start,
+    compares_with,
+)
 
 Pair = tuple[str, str]
 
@@ -178,6 +190,7 @@ def _findings(word_counts: Mapping[str, int], merges: int, got: list[Pair],
     return findings + _replay(word_counts, got, expected)
 
 
+@compares_with("course.text.subwords:learn_bpe", "course.text.subwords:merge_pair")
 def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(word_counts, merges) -> [(a, b), ...]``.
 

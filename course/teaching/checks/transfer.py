@@ -7,7 +7,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .common import GENERIC, CheckFailed, _array, _call, _close, _describe, _number, _right, _sentence, _sizes, _start
+from .common import (
+    GENERIC,
+    CheckFailed,
+    _array,
+    _call,
+    _close,
+    _describe,
+    _number,
+    _right,
+    _sentence,
+    _sizes,
+    _start,
+    compares_with,
+)
 
 # ------------------------------------------------------------------------------ named entities
 
@@ -75,6 +88,7 @@ def _span_findings(labels, spans, reference) -> list[tuple[str, str]]:
     return findings
 
 
+@compares_with("course.tasks.ner:entity_spans")
 def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -> None:
     """Check ``function(labels) -> [(type, start, end), ...]``.
 
@@ -129,6 +143,7 @@ def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:
     return findings
 
 
+@compares_with("course.tasks.ner:entity_spans", "course.tasks.ner:entity_scores_from_counts")
 def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> None:
     """Check ``function(gold, predicted) -> (precision, recall, f1)``.
 
@@ -165,6 +180,7 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
 # ----------------------------------------------------------------------------- ULMFiT schedules
 
 
+@compares_with("course.ulmfit.schedules:slanted_triangular")
 def check_slanted_triangular(function, *, seed: int | None = None, trials: int = 40) -> None:
     """Check ``function(step, total_steps, max_rate, cut_frac, ratio) -> rate``.
 
@@ -203,6 +219,7 @@ def check_slanted_triangular(function, *, seed: int | None = None, trials: int =
     _right(f"the slanted triangular rates of {trials} steps (rise, peak, fall, both ends) match ULMFiT's formula.")
 
 
+@compares_with("course.ulmfit.schedules:discriminative_rates")
 def check_discriminative_rates(function, *, seed: int | None = None, trials: int = 30) -> None:
     """Check ``function(top_rate, num_groups, factor) -> list of rates``, bottom group first.
 

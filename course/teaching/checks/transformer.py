@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import GENERIC, CheckFailed, _array, _call, _close, _describe, _right, _sentence, _sizes, _start, _worst
+from .common import (
+    GENERIC,
+    CheckFailed,
+    _array,
+    _call,
+    _close,
+    _describe,
+    _right,
+    _sentence,
+    _sizes,
+    _start,
+    _worst,
+    compares_with,
+)
 
 
 def _softmax(scores: np.ndarray, axis: int) -> np.ndarray:
@@ -111,6 +124,7 @@ def _no_nan(weights, mask, where: str) -> None:
                                     "query MAY look at that key; put -inf where the mask is False", where))
 
 
+@compares_with("course.transformer.attention:scaled_dot_product_attention")
 def check_masked_attention(function, *, seed: int | None = None, trials: int = 30) -> None:
     """Check ``function(q, k, v, mask=None) -> (output, weights)`` in numpy.
 

@@ -27,6 +27,7 @@ from .common import (
     _vocabulary,
     _worst,
     _zipf_counts,
+    compares_with,
 )
 
 # ------------------------------------------------------------------------ negative sampling loss
@@ -45,6 +46,7 @@ def _negative_sampling_reference(center, context, noise):
     return float(loss), d_true * context + d_noise @ noise, d_true * center, d_noise[:, None] * center
 
 
+@compares_with("course.word2vec.losses:negative_sampling_loss", "course.word2vec.losses:negative_sampling_terms")
 def check_negative_sampling_loss(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(center, context, noise) -> (loss, grad_center, grad_context, grad_noise)``.
 
@@ -133,6 +135,7 @@ def _negative_sampling_loss_findings(center, context, noise, loss, ref_loss) -> 
 # --------------------------------------------------------------------------- noise distribution
 
 
+@compares_with("course.text.vocab:Vocabulary.noise_distribution")
 def check_noise_distribution(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts) -> probabilities``.
 
@@ -192,6 +195,7 @@ def _noise_findings(counts, probabilities, reference) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------- keep probabilities
 
 
+@compares_with("course.text.vocab:Vocabulary.keep_probabilities")
 def check_keep_probabilities(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts, sample) -> keep``.
 
@@ -267,6 +271,7 @@ def _keep_findings(counts, sample, keep, reference) -> list[tuple[str, str]]:
 # -------------------------------------------------------------------------------- Huffman code
 
 
+@compares_with("course.text.vocab:Vocabulary.huffman", "course.text.vocab:_build_huffman")
 def check_huffman_code(function, *, seed: int | None = None, trials: int = 20) -> None:
     """Check ``function(counts) -> codes``.
 
