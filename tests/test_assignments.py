@@ -174,6 +174,14 @@ def test_the_command_writes_every_student_notebook(tmp_path):
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.glob("*.ipynb")) == [p.name for p in notebook_paths()]
     assert "negative_sampling_loss" in result.stdout
+    # Beside them the course without its own versions of the graded functions, to install instead of the course.
+    package = out / "package"
+    assert f"pip install {package}" in result.stderr and (package / "pyproject.toml").is_file()
+    schedules = (package / "course" / "ulmfit" / "schedules.py").read_text(encoding="utf-8")
+    assert "course.ulmfit.schedules.slanted_triangular is left out of the student version" in schedules
+    assert "return max_rate * (1 + p * (ratio - 1)) / ratio" not in schedules and "def unfrozen_groups" in schedules
+    checks = (package / "course" / "teaching" / "checks" / "word2vec.py").read_text(encoding="utf-8")
+    assert "def check_negative_sampling_loss" in checks and "_negative_sampling_reference" not in checks
 
 
 def test_a_bad_marker_is_one_line_and_nothing_is_written(tmp_path):

@@ -497,9 +497,9 @@ def test_an_answer_that_runs_the_courses_own_implementation_scores_nothing(tmp_p
         report = grade_notebook(write(student, tmp_path / "student" / teacher.name), timeout=60,
                                 source_dir=teacher.parent)
         assert scores(report) == {"slanted_triangular": 0, "double": 1}, (how, reasons(report))
-        assert "runs the course's own implementation" in reasons(report)["slanted_triangular"], how
-        assert "course/ulmfit/schedules.py: slanted_triangular" in reasons(report)["slanted_triangular"] or \
-            "switched off" in reasons(report)["slanted_triangular"], how
+        # The student's kernel has only a stub of it (tests/test_grading_cheats.py: more ways, and a pasted copy).
+        assert "course.ulmfit.schedules.slanted_triangular is left out of the student version" in \
+            reasons(report)["slanted_triangular"], how
 
 
 def test_no_copy_of_the_teachers_notebooks_is_in_reach_of_the_student(tmp_path, monkeypatch):

@@ -325,3 +325,33 @@ def test_a_declaration_that_names_nothing_is_refused(tmp_path):
     with pytest.raises(LookupError, match="no module course.ulmfit.schedule"):
         student_package.student_package(["course.ulmfit.schedule:slanted_triangular"], root=tmp_path)
 
+
+SEES = ("import course, inspect, json\nfrom course.ulmfit import schedules\n"
+        "print(json.dumps({'file': course.__file__, 'source': inspect.getsource(schedules.slanted_triangular)}))")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox of Linux namespaces")
+@pytest.mark.parametrize("root_of_its_own", [True, False], ids=["enclosed", "no namespaces"])
+def test_the_sandbox_shows_the_student_version_where_the_package_is(tmp_path, root_of_its_own):
+    copy = student_package.student_package(["course.ulmfit.schedules:slanted_triangular"], root=tmp_path / "cache")
+    home, connection = tmp_path / "home", tmp_path / "kernel.json"
+    home.mkdir()
+    connection.write_text("{}", encoding="utf-8")
+    argv = ["--home", str(home), "--connection-file", str(connection), "--package", str(copy), "--",
+            sys.executable, "-c", SEES]
+    switch = "" if root_of_its_own else "sandbox._namespaces = lambda: False\n"
+    result = subprocess.run([sys.executable, "-c", f"import course.teaching.sandbox as sandbox\n{switch}"
+                                                   f"sandbox._run({argv!r})"], capture_output=True, text=True,
+                            timeout=120)
+    status = json.loads((home / "sandbox.json").read_text(encoding="utf-8"))
+    if root_of_its_own and not status["enclosed"]:
+        pytest.skip(f"no root of its own here: {status['why_not']}")
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "left out of the student version" in seen["source"] and "math.floor" not in seen["source"]
+    assert status["package"]["student_version"] is True
+    if root_of_its_own:  # the copy is where the package is, and nothing else of the package is there
+        assert seen["file"] == str(PACKAGE / "__init__.py") and status["package"]["real_package_reachable"] is False
+    else:
+        assert seen["file"] == str(copy / "__init__.py") and status["package"]["real_package_reachable"] is True
+        assert "still reachable" in status["package"]["how"]

@@ -27,6 +27,7 @@ def assignments_command(args) -> int:
     from ..paths import build_dir
     from ..teaching.assignments import course_assignments, write_student_versions
     from ..teaching.editions import edition_folder
+    from ..teaching.student_package import course_references, write_student_package
 
     folder = edition_folder(args.edition, args.notebooks)
     out = args.out or build_dir() / ("zh" if args.edition == "zh" else "") / "assignments"
@@ -38,6 +39,8 @@ def assignments_command(args) -> int:
         rows.append((path.name, ", ".join(a.id for a in items) or "-", format_value(sum(a.points for a in items))))
     print(table(rows))
     print(f"wrote {len(written)} student notebooks to {written[0].parent}", file=sys.stderr)
+    package = write_student_package(Path(out) / "package", course_references(folder)).parent
+    print(f"wrote the student version of the course package to {package} (pip install {package})", file=sys.stderr)
     return 0
 
 

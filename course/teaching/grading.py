@@ -12,7 +12,10 @@ The student's file is read once and never written. What runs, and where:
 - **The student kernel** runs the student's code cells (up to their last assignment cell) in the
   sandbox of :mod:`course.teaching.sandbox`: a root of its own that holds Python, the course's package and
   its corpora but no checkout, build folder or notebook of the teacher's, a private home, limits on memory,
-  CPU time and processes, and as user ``nobody`` when the grader is root. Then it answers calls.
+  CPU time and processes, and as user ``nobody`` when the grader is root. The package there is the student
+  version for this notebook (:mod:`course.teaching.student_package`): the course's own implementations that
+  its checks compare answers with are stubs, and so is every check, so no code in that kernel can run them.
+  It runs no grade cell. Then it answers calls.
 - **The checking kernel** runs the teacher's cells, with each solution cell replaced by stand-ins
   for the functions it defines (:mod:`course.teaching.remote`): calling one calls the student's function in
   the student kernel and brings the result back as data. The checks and hidden tests run here,
@@ -59,6 +62,7 @@ from .assignments import (
 )
 from .editions import EDITION_FOLDER, edition_folder, edition_of
 from .kernels import Clock, Outcome, Runner
+from .student_package import notebook_references, student_package
 
 STUDENT_FAULTS = ("StudentTimeout", "StudentKernelDied")  # a checking cell that failed this way: new student kernel
 _REFERENCE_USED = "your function runs the course's own implementation that the check compares it with ({})"
@@ -200,9 +204,10 @@ class _StudentKernel:
     """The student's code cells in the sandbox, then a server answering calls of its functions."""
 
     def __init__(self, notebook, cells: list[int], home: Path, private: Path, clock: Clock, env: dict,
-                 hide: list[Path], limits: sandbox.Limits):
+                 hide: list[Path], limits: sandbox.Limits, package: Path | None = None):
         home.mkdir(mode=0o700)
-        specs = sandbox.kernel_spec(private / "specs", home, private / "student.json", hide, limits, [cache_dir()])
+        specs = sandbox.kernel_spec(private / "specs", home, private / "student.json", hide, limits, [cache_dir()],
+                                    package)
         self.runner = Runner(notebook, home, clock, env, "course-sandbox", [specs], private / "student.json")
         self.cells, self.home, self.socket = cells, home, home / "answers.sock"
 
@@ -355,8 +360,10 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         if not any(a == assignment.id for a in owner.values()):
             failures.setdefault(assignment.id, "its solution cell is not in the notebook")
 
+    # The course as the student kernel has it: without the implementations this notebook's checks compare with.
+    package = student_package(notebook_references(teacher))
     started = time.time()
-    watched = [*notebook_paths(teacher_path.parent), *_course_files()]
+    watched = [*notebook_paths(teacher_path.parent), *_course_files(), *package.rglob("*.py")]
     sandbox.prctl(sandbox.PR_SET_CHILD_SUBREAPER, 1)
     before = sandbox.descendants()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))},
@@ -372,7 +379,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         if teacher_path.parent.name == EDITION_FOLDER:
             hide.insert(0, teacher_path.parent.parent.resolve())
         student = _StudentKernel(notebook, student_cells, Path(student_dir) / "home", private, clock, env, hide,
-                                 limits)
+                                 limits, package)
         given_up = private / "given-up"  # a call the checks gave up on: the student kernel may still be in it
         checking = _checking_notebook(teacher, assignments, student.socket, timeout, given_up)
         checker = Runner(checking, private, clock, env, kernel_name, connection_file=private / "checking.json",

@@ -15,9 +15,11 @@ the kernel (``exec``), so everything below holds for the kernel and for every pr
   detached (``pivot_root``) and the new one made read-only. So no checkout, build folder,
   ``.git``, other user's file or the grader's private folder (the checking kernel's connection file)
   exists for the student's code; every ``*.ipynb`` inside the visible folders but the system's reads as
-  empty, and ``--hide`` folders are covered by an empty ``tmpfs``. Its processes see only each other,
-  and the first of them ends them all when the kernel ends. Where neither root nor user namespaces are
-  available, none of this holds and ``sandbox.json`` in its home says why;
+  empty, and ``--hide`` folders are covered by an empty ``tmpfs``. With ``--package`` the package there is
+  that folder, a student version of it (:mod:`course.teaching.student_package`), bound where the package is
+  (without a root of its own: first on ``PYTHONPATH``, and ``sandbox.json`` says the real one is reachable).
+  Its processes see only each other, and the first of them ends them all when the kernel ends. Where neither
+  root nor user namespaces are available, none of this holds and ``sandbox.json`` in its home says why;
 - **another user** when the grader runs as root: the kernel runs as ``nobody``, so it can read only
   what every user may read and write only its own home (``--home``), and cannot signal, trace or
   read the memory of the grader or of the checking kernel.
@@ -241,6 +243,25 @@ def _scratch(where: str, size: int) -> dict[str, str]:
     return folders
 
 
+def _show_package(copy: str) -> None:
+    """Bind ``copy``, the student version of the package (:mod:`course.teaching.student_package`), over this
+    package in this process's mount namespace (made private first, so that nothing reaches the grader's), so
+    that the root :func:`_enclose` makes holds the copy where the package is. Raises OSError."""
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
+    _mount(os.path.realpath(copy), str(Path(__file__).resolve().parents[1]), None, MS_BIND | MS_REC)
+
+
+def _package_status(copy: str | None, enclosed: bool) -> dict:
+    """What ``sandbox.json`` says of the package the kernel imports as ``course``."""
+    if not copy:
+        return {"student_version": False, "real_package_reachable": True, "how": "the real package"}
+    if enclosed:
+        return {"student_version": True, "real_package_reachable": False,
+                "how": f"{copy} bound in place of the package; the real package is nowhere in the kernel's root"}
+    return {"student_version": True, "real_package_reachable": True,
+            "how": f"{copy} first on PYTHONPATH; with no root of its own the real package is still reachable"}
+
+
 def _init(kernel: int) -> None:
     """The first process of the student's process-id namespace: wait for the kernel, reap what it leaves
     behind, and end with the kernel's exit status (which ends every process of the namespace)."""
@@ -298,6 +319,7 @@ def _run(argv: list[str]) -> None:
     parser.add_argument("--hide", action="append", default=[])
     parser.add_argument("--allow", action="append", default=[])
     parser.add_argument("--connection-file", required=True)
+    parser.add_argument("--package", default=None)
     parser.add_argument("kernel", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     kernel = [part for part in args.kernel if part != "--"]
@@ -329,6 +351,8 @@ def _run(argv: list[str]) -> None:
         stage = home.parent / "root"
         stage.mkdir(exist_ok=True)
         try:
+            if args.package:
+                _show_package(args.package)
             _enclose(str(stage), visible, str(home), args.hide, limits.scratch)
         except OSError as exc:
             enclosed, why = False, str(exc)
@@ -344,6 +368,7 @@ def _run(argv: list[str]) -> None:
     _limit(limits, os.getuid())
     status = {"uid": os.getuid(), "enclosed": enclosed, "why_not": why, "visible": visible, "hidden": args.hide,
               "limits": {**asdict(limits), "address_space": limits.address_space, "scratch": limits.scratch},
+              "package": _package_status(args.package, enclosed),
               "temporary": f"/tmp and /dev/shm: one tmpfs of {limits.scratch:,} bytes" if enclosed else
               f"/tmp and /dev/shm: the system's, not bounded by the memory limit ({why})"}
     (home / STATUS_FILE).write_text(json.dumps(status), encoding="utf-8")
@@ -353,6 +378,9 @@ def _run(argv: list[str]) -> None:
     for name in ("IPYTHONDIR", "JUPYTER_CONFIG_DIR"):  # read-only: no start-up file or config for the next kernel
         os.environ[name] = str(home / CONFIG_FOLDER)
     os.environ["PYTHONNOUSERSITE"] = "1"
+    if args.package and not enclosed:  # no root of its own: the student version comes first on the path
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(Path(args.package).parent),
+                                                    *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
     os.environ["COURSE_BUILD"] = str(home / "build")
     if namespaces:  # its parent is the namespace's first process, which ipykernel would take for a dead parent
         os.environ.pop("JPY_PARENT_PID", None)
@@ -364,10 +392,11 @@ def _run(argv: list[str]) -> None:
 
 
 def kernel_spec(folder: Path, home: Path, connection_file: Path, hide: list[Path], limits: Limits,
-                allow: list[Path] = ()) -> Path:
+                allow: list[Path] = (), package: Path | None = None) -> Path:
     """Write ``folder/kernels/course-sandbox/kernel.json`` for a kernel started through this module: ``hide``
     folders stay out of its sight even inside what it may see, ``allow`` folders are added to what it may read
-    (the first, the corpora's cache, becomes its ``COURSE_CACHE``)."""
+    (the first, the corpora's cache, becomes its ``COURSE_CACHE``); ``package``, a student version of the
+    ``course`` folder, is what it imports as ``course``."""
     argv = [sys.executable, "-m", "course.teaching.sandbox", "--memory", str(limits.memory), "--cpu-time",
             str(limits.cpu_seconds), "--processes", str(limits.processes), "--file-size", str(limits.file_size),
             "--home", str(home), "--connection-file", str(connection_file)]
@@ -375,6 +404,8 @@ def kernel_spec(folder: Path, home: Path, connection_file: Path, hide: list[Path
         argv += ["--hide", str(path)]
     for path in allow:
         argv += ["--allow", str(path)]
+    if package is not None:
+        argv += ["--package", str(package)]
     argv += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", str(connection_file)]
     spec = folder / "kernels" / "course-sandbox"
     spec.mkdir(parents=True, exist_ok=True)
