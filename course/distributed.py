@@ -20,6 +20,12 @@ gradient, so every optimizer step is the same), so only rank 0 writes checkpoint
 and shows progress; where a decision rests on a measurement (keeping the best, stopping early),
 rank 0's measurement is sent to every process so that all of them decide alike.
 
+A mistake refused in one process ends every process alike: the checks only rank 0 makes (the
+output it claims, the checkpoint it reads and writes) and the corpus each process reads are agreed
+(:meth:`World.together`, :meth:`World.writer_first`), so that where any process refuses, every
+process raises, rank 0 prints the one line, and all leave the process group together with status 2
+(:func:`refuse`), none left waiting in a collective whose peer is gone.
+
 Without torchrun's environment (``WORLD_SIZE`` unset) :func:`from_env` gives one process and
 nothing here changes what the trainers do.
 """
@@ -27,11 +33,21 @@ nothing here changes what the trainers do.
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import time
 from dataclasses import dataclass
 
 import torch
 
-from .errors import SettingError
+from . import errors
+from .errors import CourseError, SettingError
+
+GRACE = 10.0  # seconds a process other than rank 0 waits, on a refusal met before joining, for rank 0 to say it
+
+
+class RefusedElsewhere(CourseError):
+    """Another process refused the run; this one leaves with it (rank 0 prints the refusal's line)."""
 
 
 @dataclass(frozen=True)
@@ -94,14 +110,33 @@ class World:
         if self.distributed:
             torch.distributed.barrier()
 
-    def writer_first(self, work):
-        """``work()`` in rank 0 first, then in the other processes (so that a cache it builds is built once)."""
-        if self.writer:
-            result = work()
-            self.barrier()
+    def together(self, work):
+        """``work()`` in every process, its outcome agreed: where it refused in any process (a
+        :class:`~course.errors.CourseError` or an ``OSError``), every process raises, rank 0 the first
+        refusal by rank (its own, or another's as :class:`RefusedElsewhere`), the others their own or
+        :class:`RefusedElsewhere`; each error raised is marked ``everywhere`` (:func:`refuse`)."""
+        if not self.distributed:
+            return work()
+        try:
+            result, refusal = work(), None
+        except (CourseError, OSError) as error:
+            result, refusal = None, error
+        said = self.gather(None if refusal is None else errors.refusal(refusal))
+        first = next((line for line in said if line is not None), None)
+        if first is None:
             return result
-        self.barrier()
-        return work()
+        if refusal is None or (self.writer and said[0] is None):
+            refusal = RefusedElsewhere(first)
+        refusal.everywhere = True
+        raise refusal
+
+    def writer_first(self, work):
+        """``work()`` in rank 0 first, then in the other processes (so that a cache it builds is built
+        once); a refusal in any of them ends every process (:meth:`together`)."""
+        nothing = lambda: None  # noqa: E731
+        mine = self.together(work if self.writer else nothing)
+        theirs = self.together(nothing if self.writer else work)
+        return mine if self.writer else theirs
 
 
 def from_env() -> World:
@@ -125,7 +160,7 @@ def start(device: torch.device) -> World:
     if not world.distributed:
         return world
     if device.type == "cuda":
-        if world.local_rank >= torch.cuda.device_count():
+        if world.local_size > torch.cuda.device_count():  # the same in every process: all refuse alike
             raise SettingError(f"{world.local_size} processes on this machine but {torch.cuda.device_count()} "
                                f"GPUs: give --nproc_per_node {torch.cuda.device_count()} or fewer")
         torch.cuda.set_device(world.local_rank)
@@ -135,6 +170,50 @@ def start(device: torch.device) -> World:
         else:
             torch.distributed.init_process_group(backend="gloo")
     return world
+
+
+def refuse(error: BaseException) -> int:
+    """End a run refused with ``error``: its line on stderr, under torchrun from rank 0 alone, and
+    status 2 in every process. Without torchrun it returns 2; under torchrun the process ends here.
+
+    Where every process raised it together (``error.everywhere``: :meth:`World.together`), they
+    meet at a barrier and leave the process group, as :func:`stop` does, so that none tears its
+    connections down while another still uses them. A refusal met before any process joined the
+    group (a setting every process reads alike) is rank 0's to say: the others give it
+    :data:`GRACE` seconds. Then each process ends at once (the outputs it claimed given back):
+    torchrun stops the processes still running as soon as one has ended, and one still tearing
+    Python down would end by that signal instead of with status 2; a SIGTERM received here ends the
+    process with status 2 too, after rank 0 has said its line.
+    """
+    from .paths import release_outputs
+
+    world, line = from_env(), f"error: {errors.refusal(error)}"
+    if not world.distributed:
+        print(line, file=sys.stderr)
+        return 2
+    said = []
+
+    def say() -> None:
+        if world.writer and not said:
+            print(line, file=sys.stderr, flush=True)
+            said.append(line)
+
+    def leave(*_) -> None:
+        say()
+        release_outputs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(2)
+
+    signal.signal(signal.SIGTERM, leave)
+    say()
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        if getattr(error, "everywhere", False):
+            torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+    elif not world.writer:
+        time.sleep(GRACE)  # until torchrun stops this process, rank 0 having said the line and ended
+    leave()
 
 
 def stop() -> None:

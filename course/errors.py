@@ -6,6 +6,15 @@ class CourseError(Exception):
     """Base class of every error caused by input or settings (not by a bug in the course)."""
 
 
+def refusal(error: Exception) -> str:
+    """What the command line says of a refusal after ``error: ``: a :class:`CourseError`'s message, or
+    an ``OSError``'s file and reason."""
+    if isinstance(error, OSError) and not isinstance(error, CourseError):
+        where = f"{error.filename} " if getattr(error, "filename", None) else ""
+        return f"{where}{error.strerror or error}"
+    return str(error)
+
+
 class CorpusNotFoundError(CourseError, FileNotFoundError):
     """A corpus path does not exist."""
 

@@ -163,6 +163,102 @@ def test_torchrun_writes_one_model_file_from_rank_zero(tmp_path):
     assert result.stderr.count("wrote ") == 1
 
 
+def _refusing_worker(rank: int, world: int, port: int, folder: str) -> None:
+    """One of 2 processes: a check that refuses in rank 0 alone, then one that refuses in rank 1 alone,
+    each agreed (World.together); what each process raised is saved."""
+    from course.distributed import start
+    from course.errors import CourseError, OutputFileError
+
+    os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world),
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    processes, raised = start(torch.device("cpu")), []
+
+    def refuses_in(refusing: int):
+        if processes.rank == refusing:
+            raise OutputFileError(f"out.pt: refused in rank {refusing}")
+        return "fine"
+
+    for refusing in (0, 1):
+        try:
+            processes.together(lambda refusing=refusing: refuses_in(refusing))
+        except CourseError as error:
+            raised.append((type(error).__name__, str(error), error.everywhere))
+    raised.append(processes.together(lambda: "agreed"))
+    torch.distributed.destroy_process_group()
+    torch.save(raised, Path(folder) / f"rank{rank}.pt")
+
+
+def test_a_refusal_in_one_process_is_raised_in_every_process_and_rank_zero_has_its_line(tmp_path):
+    from course.distributed import RefusedElsewhere
+    from course.errors import CourseError
+
+    assert issubclass(RefusedElsewhere, CourseError)  # the command line's exit 2
+    mp.spawn(_refusing_worker, args=(2, _free_port(), str(tmp_path)), nprocs=2)
+    zero, one = (torch.load(tmp_path / f"rank{rank}.pt") for rank in (0, 1))
+    assert zero == [("OutputFileError", "out.pt: refused in rank 0", True),
+                    ("RefusedElsewhere", "out.pt: refused in rank 1", True), "agreed"]
+    assert one == [("RefusedElsewhere", "out.pt: refused in rank 0", True),
+                   ("OutputFileError", "out.pt: refused in rank 1", True), "agreed"]
+
+
+def _torchrun_env() -> dict:
+    return {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")}
+
+
+def _transformer_args(tmp_path, *flags) -> list[str]:
+    corpus = tmp_path / "toy.txt"
+    corpus.write_text("".join(" ".join(sentence) + "\n" for sentence in toy_corpus(200)), encoding="utf-8")
+    return ["-m", "course", "train", "transformer", "--corpus", str(corpus), "--min-count", "1", "--epochs", "1",
+            "--batch-tokens", "120", "--device", "cpu", "--quiet", *map(str, flags)]
+
+
+def _refusals(tmp_path) -> list[tuple[list, str]]:
+    """Mistakes only rank 0 meets (the output it claims, the checkpoint it reads), one the corpus rank 0
+    reads first, and a setting every process refuses before joining: the flags and the line's start."""
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "junk.ckpt").write_bytes(b"not a checkpoint")
+    out = tmp_path / "out" / "model.pt"
+    return [(["--out", tmp_path / "a-file" / "model.pt"], f"error: {tmp_path / 'a-file' / 'model.pt'}: cannot write"),
+            (["--out", out, "--checkpoint", tmp_path / "junk.ckpt", "--resume"],
+             f"error: {tmp_path / 'junk.ckpt'}: not a readable Transformer model file"),
+            (["--out", out, "--corpus", tmp_path / "missing.txt"], f"error: {tmp_path / 'missing.txt'}: no such file"),
+            (["--out", out, "--lr", "-1"], "error: lr must be")]
+
+
+def test_under_torchrun_a_refusal_ends_every_process_with_status_2_and_one_line(tmp_path):
+    """torchrun itself exits 1 with its report of the processes' statuses; each process's own output is
+    kept apart (--redirects) and read: rank 0's one line, nothing from rank 1, no traceback."""
+    for flags, line in _refusals(tmp_path):
+        logs = tmp_path / "logs"
+        shutil.rmtree(logs, ignore_errors=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "--log-dir",
+             str(logs), "--redirects", "3", *_transformer_args(tmp_path, *flags)],
+            capture_output=True, text=True, env=_torchrun_env(), cwd=Path(__file__).parent.parent, timeout=300)
+        assert result.returncode != 0 and result.stderr.count("exitcode  : 2 ") == 2, result.stderr  # both ranks
+        said = {int(path.parent.name): path.read_text() for path in logs.glob("*/attempt_0/*/stderr.log")}
+        printed = "".join(path.read_text() for path in logs.glob("*/attempt_0/*/stdout.log"))
+        assert sorted(said) == [0, 1] and said[1] == "" and "Traceback" not in said[0] + printed, said
+        assert len(said[0].splitlines()) == 1 and said[0].startswith(line), (said[0], line)
+        assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_two_processes_with_torchruns_environment_refuse_with_status_2_each(tmp_path):
+    """The same processes without the launcher between them and the test: each one's status and output."""
+    flags, line = _refusals(tmp_path)[0]
+    port = _free_port()
+    processes = [subprocess.Popen([sys.executable, *_transformer_args(tmp_path, *flags)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent,
+                                  env={**_torchrun_env(), "RANK": str(rank), "WORLD_SIZE": "2",
+                                       "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": "2",
+                                       "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
+                 for rank in (0, 1)]
+    (out0, err0), (out1, err1) = (process.communicate(timeout=300) for process in processes)
+    assert [process.returncode for process in processes] == [2, 2], (err0, err1)
+    assert err0.startswith(line) and len(err0.splitlines()) == 1 and err1 == "", (err0, err1)
+    assert "Traceback" not in out0 + out1 + err0 + err1
+
+
 OVERFITS = replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3, eval_every=2, checkpoint_every=100)
 
 

@@ -34,10 +34,11 @@ models), :mod:`~course.cli.tasks` (``train tagger``, ``train classifier``), :mod
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from ..errors import CourseError
+from ..errors import CourseError, refusal
 from ..paths import release_outputs
 from . import corpus, editions, elmo, measure, pretrained, tasks, teaching, train, vectors
 
@@ -68,17 +69,23 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _refused(error: Exception) -> int:
+    """A refusal's one line on stderr, and status 2; under torchrun, rank 0 alone says it and every
+    process leaves the process group (:func:`course.distributed.refuse`)."""
+    if "WORLD_SIZE" in os.environ:
+        from ..distributed import refuse
+
+        return refuse(error)
+    print(f"error: {refusal(error)}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         return args.handler(args)
-    except CourseError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"error:{where} {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except (CourseError, OSError) as exc:
+        return _refused(exc)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

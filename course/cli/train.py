@@ -63,13 +63,13 @@ def train_elmo_command(args) -> int:
 
     config = from_options(ElmoConfig, args, base=preset(args.preset))
     world = distributed.start(resolve_device(config.device))  # no CUDA: say so before reading the corpus
-    out = model_out(args)
+    out = world.together(lambda: model_out(args))  # rank 0's refusal ends every process
     corpus = world.writer_first(lambda: load_corpus(args.corpus, progress=not args.quiet and world.writer))
     model = train_elmo(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint, resume=args.resume)
+    world.together(lambda: model.save(out) if world.writer else None)
     distributed.stop()
     if not world.writer:
         return 0
-    model.save(out)
     state = model.state
     heldout = state.kept  # the weights kept are the best's
     perplexity = (f", held-out perplexity {heldout['forward']:.1f} forward / {heldout['backward']:.1f} backward"
@@ -88,14 +88,14 @@ def train_transformer_command(args) -> int:
 
     config = from_options(TransformerConfig, args, base=preset(args.preset))
     world = distributed.start(resolve_device(config.device))
-    out = model_out(args)
+    out = world.together(lambda: model_out(args))  # rank 0's refusal ends every process
     corpus = world.writer_first(lambda: load_corpus(args.corpus, progress=not args.quiet and world.writer))
     model = train_transformer(corpus, config, progress=not args.quiet, checkpoint=args.checkpoint,
                               resume=args.resume)
+    world.together(lambda: model.save(out) if world.writer else None)
     distributed.stop()
     if not world.writer:
         return 0
-    model.save(out)
     state = model.state
     kept = state.kept  # the weights kept are the best's
     heldout = f", held-out perplexity {kept['perplexity']:.1f}{kept_at(state)}" if kept else ""

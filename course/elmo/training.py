@@ -134,8 +134,9 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
     words, characters = vocabularies(corpus, train_sentences, config)
-    model, saved = resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None)
-    saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
+    model, saved = world.together(  # rank 0 reads the checkpoint (a refusal ends every process) ...
+        lambda: resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None))
+    saved = world.agree(saved)  # ... and every process resumes from it
     if model is None:
         model = Elmo(config, words, characters)
     if saved is not None and not world.writer:

@@ -207,14 +207,14 @@ class Run:
             self.callback(self.model)
 
     def check_loss(self, loss: float) -> None:
-        """Stop where the loss read out is not finite in any process (every process stops alike).
+        """Stop where the loss read out is not finite in any process (every process stops alike:
+        :meth:`course.distributed.World.together`).
 
         Raises:
             TrainingDivergedError: one line naming the epoch, the step and the learning rate.
         """
-        losses = self.world.gather(loss)
-        for value in losses:
-            check_loss(value, f"in epoch {self.state.epoch + 1}, step {self.state.step}", smaller(lr=self.config.lr))
+        self.world.together(lambda: check_loss(loss, f"in epoch {self.state.epoch + 1}, step {self.state.step}",
+                                               smaller(lr=self.config.lr)))
 
     def end_epoch(self) -> None:
         """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
@@ -249,17 +249,21 @@ class Run:
     def save_checkpoint(self) -> None:
         """The model with the optimizer's and the random generators' states, the best weights, and
         the losses summed since the last read-out and the number of processes, when training has a
-        checkpoint file. Every process takes part."""
-        network = getattr(self.model, self.model.NETWORK)  # the same weights in every process: all refuse alike
-        check_weights(self.checkpoint, {"weights": network.state_dict()}, "checkpoint" if self.checkpoint else "model",
-                      smaller(lr=self.config.lr))
+        checkpoint file. Every process takes part, and a checkpoint that cannot be written ends every
+        process (:meth:`course.distributed.World.together`)."""
         generators = random_state(self.model.device, self.world)
         interval = self.interval_state()
         intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}
         extra = self.checkpoint_extra()
-        if self.checkpoint is not None:
-            self.model.save(self.checkpoint, extra={**extra, **generators,
-                                                    **(self.best.checkpoint_extra() if self.best else {}),
-                                                    "interval": interval, **intervals, "identity": self.identity,
-                                                    "processes": self.world.size,
-                                                    "batch_order": self.order if self.state.batch_in_epoch else None})
+
+        def write() -> None:
+            network = getattr(self.model, self.model.NETWORK)  # the same weights in every process: checked in each
+            check_weights(self.checkpoint, {"weights": network.state_dict()},
+                          "checkpoint" if self.checkpoint else "model", smaller(lr=self.config.lr))
+            if self.checkpoint is not None:
+                self.model.save(self.checkpoint, extra={
+                    **extra, **generators, **(self.best.checkpoint_extra() if self.best else {}), "interval": interval,
+                    **intervals, "identity": self.identity, "processes": self.world.size,
+                    "batch_order": self.order if self.state.batch_in_epoch else None})
+
+        self.world.together(write)

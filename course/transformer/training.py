@@ -114,9 +114,10 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     if len(train_sentences) == 0:
         raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
     words = vocabulary(corpus, train_sentences, config)
-    model, saved = (resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
-                    else (None, None))
-    saved = world.agree(saved)  # rank 0 reads the checkpoint, every process resumes from it
+    model, saved = world.together(  # rank 0 reads the checkpoint (a refusal ends every process) ...
+        lambda: resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
+        else (None, None))
+    saved = world.agree(saved)  # ... and every process resumes from it
     if model is None:
         model = Transformer(config, words, device=str(device))
     if saved is not None and not world.writer:
