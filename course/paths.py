@@ -113,23 +113,48 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
     return target
 
 
-def refuse_input_as_output(output: str | os.PathLike, inputs, what: str = "output") -> None:
-    """Refuse an ``output`` path that is one of ``inputs`` (the same file after resolving links, or
-    the same inode), before anything is read or written.
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file after resolving links, or the same inode (a hard link)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overlaps(inputs, outputs) -> None:
+    """The one rule for every command's paths, checked before anything is read or written: refuse an
+    output that is the same file as an input or as another output (after resolving links, or the
+    same inode), that lies inside an input folder, or that is a folder an input lies in.
+
+    Args:
+        inputs, outputs: ``(flag, path)`` pairs; a path of None or ``-`` (standard output) is left out,
+            and an input that does not exist (a named corpus, a URL) cannot be written over.
 
     Raises:
-        OutputFileError: one line naming both.
+        OutputFileError: one line naming both paths and their flags.
     """
-    target = Path(output)
-    for given in inputs:
-        if given is None:
-            continue
-        source = Path(given)
-        same = target.resolve() == source.resolve()
-        if not same and target.exists() and source.exists():
-            same = os.path.samefile(target, source)
-        if same:
-            raise OutputFileError(f"{target}: the {what} would be written over the input {source}; give another file")
+    def given(pairs):
+        return [(flag, Path(path)) for flag, path in pairs if path is not None and str(path) != "-"]
+
+    sources = [(flag, path) for flag, path in given(inputs) if path.exists()]
+    targets = given(outputs)
+    for number, (flag, target) in enumerate(targets):
+        for other_flag, other in targets[:number]:
+            if _same_file(target, other):
+                raise OutputFileError(f"{flag} {target} and {other_flag} {other} are the same file: give each "
+                                      "output its own")
+        for source_flag, source in sources:
+            if _same_file(target, source):
+                raise OutputFileError(f"{flag} {target} would be written over the input {source_flag} {source}: "
+                                      "give another file")
+            if source.is_dir() and target.resolve().is_relative_to(source.resolve()):
+                raise OutputFileError(f"{flag} {target} lies inside the input folder {source_flag} {source}: "
+                                      "write it somewhere else")
+            if source.resolve().is_relative_to(target.resolve()):
+                raise OutputFileError(f"{flag} {target} is a folder that holds the input {source_flag} {source}, "
+                                      "and would be written over it: give another folder")
 
 
 _CLAIMS: dict[Path, tuple[int, Path]] = {}  # outputs this process holds: (locked handle, lock file)

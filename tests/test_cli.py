@@ -122,7 +122,7 @@ def test_train_word2vec_writes_vectors_and_refuses_nonsense(tmp_path):
     result = run("train", "word2vec", "--corpus", text, "--loss", "hs", "--no-damp-tree-steps", "--dim", "8",
                  "--epochs", "1", "--min-count", "1", "--out", tmp_path / "plain.txt", "--quiet", env=env)
     assert result.returncode == 0, result.stderr
-    for settings, fragment in [(["--dim", "0"], "dim must be at least 1"), (["--window", "0"], "window"),
+    for settings, fragment in [(["--dim", "0"], "--dim: must be from 1"), (["--window", "0"], "window"),
                                (["--epochs", "0"], "epochs"), (["--negative", "-2"], "negative"),
                                (["--device", "cuda:7"], "CUDA")]:
         bad = tmp_path / "bad.txt"

@@ -184,7 +184,7 @@ def test_a_model_of_another_language_is_refused_in_one_line(pretrained):
 def test_a_negative_lambda_and_bad_settings_are_refused_in_one_line(pretrained):
     with pytest.raises(SettingError) as excinfo:
         FineTuneConfig(lm_weight=-0.5)
-    assert "lm_weight (lambda) must not be negative" in one_line(excinfo)
+    assert "lm_weight must be from 0" in one_line(excinfo)
     classifier = TransformerClassifier(pretrained["causal"], 2, FAST)
     with pytest.raises(SettingError) as excinfo:
         classifier.loss([["a1"]], [0], lm_weight=-1)

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from ..errors import CourseError, refusal
 from ..paths import release_outputs
 from . import corpus, editions, elmo, measure, pretrained, tasks, teaching, train, vectors
+from .arguments import check_paths
 
 
 class CourseParser(argparse.ArgumentParser):
@@ -81,8 +82,10 @@ def _refused(error: Exception) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    parser = make_parser()
+    args = parser.parse_args(argv)  # a mistake it finds is one line and SystemExit(2), as argparse does
     try:
+        check_paths(parser, args)
         return args.handler(args)
     except (CourseError, OSError) as exc:
         return _refused(exc)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .arguments import _positive_int
+from .arguments import count, declare_paths
 from .output import check_json_out, format_value, table, write_json
 
 
@@ -59,11 +59,13 @@ def add_parser(subparsers) -> None:
 
     info = corpus_commands.add_parser("info", help="sentences, tokens and vocabulary size")
     corpus_arguments(info, many=True)
-    info.add_argument("--min-count", type=_positive_int, default=5, help="also count words seen this often")
+    info.add_argument("--min-count", type=count, default=5, help="also count words seen this often")
     info.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
+    declare_paths(info, inputs=("corpus",), outputs=("json",))
     info.set_defaults(handler=corpus_info)
 
     export = corpus_commands.add_parser("export", help="one sentence a line, tokens separated by spaces")
     corpus_arguments(export, many=False)
     export.add_argument("--out", required=True, help="file to write")
+    declare_paths(export, inputs=("corpus",), outputs=("out",))
     export.set_defaults(handler=corpus_export)

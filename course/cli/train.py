@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from .arguments import CORPUS_HELP, add_model_output, add_vectors_output
+from .arguments import CORPUS_HELP, add_model_output, add_vectors_output, declare_paths
 from .output import check_checkpoint, model_out, vectors_out
 
 
@@ -129,12 +129,14 @@ def add_parser(subparsers) -> None:
     w2v.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
     add_options(w2v, Word2VecConfig)
     add_vectors_output(w2v)
+    declare_paths(w2v, inputs=("corpus",))
     w2v.set_defaults(handler=train_word2vec_command)
 
     glove = subparsers.add_parser("glove", help="GloVe: weighted least squares on log co-occurrence counts")
     glove.add_argument("--corpus", required=True, metavar="NAME|PATH", help=CORPUS_HELP)
     add_options(glove, GloVeConfig)
     add_vectors_output(glove)
+    declare_paths(glove, inputs=("corpus",))
     glove.set_defaults(handler=train_glove_command)
 
     elmo = subparsers.add_parser("elmo", help="the ELMo biLM (char-CNN, residual biLSTM), cpu or gpu preset")
@@ -144,6 +146,7 @@ def add_parser(subparsers) -> None:
                            "gpu: the paper's small ELMo in shape")
     add_options(elmo, ElmoConfig, defaults=elmo_preset("cpu"), default_text="the preset's")
     add_model_output(elmo)
+    declare_paths(elmo, inputs=("corpus",))
     elmo.set_defaults(handler=train_elmo_command)
 
     transformer = subparsers.add_parser("transformer", help="a GPT-style (causal) or BERT-style (masked) Transformer "
@@ -153,4 +156,5 @@ def add_parser(subparsers) -> None:
                              help="cpu: d_model 128, 4 blocks, for 2 CPU cores; gpu: d_model 512, 8 blocks")
     add_options(transformer, TransformerConfig, defaults=transformer_preset("cpu"), default_text="the preset's")
     add_model_output(transformer)
+    declare_paths(transformer, inputs=("corpus",))
     transformer.set_defaults(handler=train_transformer_command)

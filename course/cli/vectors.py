@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .arguments import _positive_int
+from .arguments import count, declare_paths
 from .output import check_json_out, write_json
 
 
@@ -47,7 +47,7 @@ def add_parser(subparsers) -> None:
     evaluation = subparsers.add_parser("evaluate", help="analogies and word similarity of a vectors file")
     evaluation.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
     evaluation.add_argument("--method", choices=("3cosadd", "3cosmul", "both"), default="both")
-    evaluation.add_argument("--restrict-vocab", type=_positive_int, default=300_000,
+    evaluation.add_argument("--restrict-vocab", type=count, default=300_000,
                             help="search answers among this many most frequent words (gensim's default)")
     evaluation.add_argument("--language", choices=("en", "zh"), default=None,
                             help="which benchmarks: en (Google's analogies, wordsim353, simlex999) or zh (CA8, "
@@ -59,6 +59,7 @@ def add_parser(subparsers) -> None:
                             help="word-pair files ('word1<TAB>word2<TAB>score'), or named sets (wordsim353, "
                                  "simlex999, wordsim240, wordsim297); default: the language's")
     evaluation.add_argument("--json", nargs="?", const="-", metavar="FILE", help="JSON to standard output or FILE")
+    declare_paths(evaluation, inputs=("vectors", "analogies", "similarity"), outputs=("json",))
     evaluation.set_defaults(handler=evaluate)
 
     exporter = subparsers.add_parser("export", help="write vectors in another tool's format")
@@ -67,10 +68,11 @@ def add_parser(subparsers) -> None:
                                                             "metadata.tsv and projector_config.pbtxt in a folder")
     projector.add_argument("vectors", type=Path, help="word2vec-format vectors (text or binary)")
     projector.add_argument("--out", required=True, type=Path, help="folder to write (made if missing)")
-    projector.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+    projector.add_argument("--limit", type=count, default=None, metavar="N",
                            help="only the first N words (the most frequent, in the course's files)")
     projector.add_argument("--words", default=None, metavar="FILE", help="only these words, one a line, in this order")
     projector.add_argument("--normalise", action="store_true", help="unit-length rows (euclidean = cosine order)")
     projector.add_argument("--metadata", default=None, metavar="FILE",
                            help="more columns: a TSV file with a header row, word<TAB>column...")
+    declare_paths(projector, inputs=("vectors", "words", "metadata"), outputs=("out",))
     projector.set_defaults(handler=export_projector_command)

@@ -45,7 +45,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ..errors import SettingError
-from ..fields import choose_preset, setting
+from ..fields import (
+    BATCH,
+    COUNT,
+    EPOCHS,
+    PATIENCE,
+    RATE,
+    SEED,
+    SHARE,
+    STEPS,
+    THREADS,
+    check_settings,
+    choose_preset,
+    setting,
+)
 
 SOFTMAXES = ("auto", "full", "adaptive", "none")
 CHARACTER_IDS = ("course", "bilm-tf")
@@ -59,8 +72,8 @@ class ElmoConfig:
     """Everything that defines an ELMo model and its training."""
 
     # vocabulary (the softmax's words; the input side reads characters and has no vocabulary)
-    min_count: int = setting(5, "softmax vocabulary: words seen at least this often")
-    max_vocab: int | None = setting(None, "softmax vocabulary: at most this many words, the most frequent")
+    min_count: int = setting(5, "softmax vocabulary: words seen at least this often", range=COUNT)
+    max_vocab: int | None = setting(None, "softmax vocabulary: at most this many words, the most frequent", range=COUNT)
     max_characters: int = 20  # per word, begin/end marks included; longer words are cut
     # token encoder
     char_dim: int = 16
@@ -78,35 +91,36 @@ class ElmoConfig:
     residual: bool = True  # h^(j) = LSTM_j(h^(j-1)) + h^(j-1) for j >= 2 (bilm-tf's use_skip_connections)
     cell_clip: float | None = None  # memory cells clipped to [-cell_clip, cell_clip] at every step (bilm-tf)
     proj_clip: float | None = None  # projected outputs clipped to [-proj_clip, proj_clip] at every step (bilm-tf)
-    dropout: float = setting(0.1, "dropout on the token vectors and the LSTMs' outputs")
+    dropout: float = setting(0.1, "dropout on the token vectors and the LSTMs' outputs", range=SHARE)
     softmax: str = "auto"  # "full", "adaptive" (AdaptiveLogSoftmaxWithLoss) or "auto"
     adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
     # training
-    epochs: int = setting(3, "passes over the training sentences")
-    batch_tokens: int = setting(2_000, "tokens per batch (sentences of about equal length)")
+    epochs: int = setting(3, "passes over the training sentences", range=EPOCHS)
+    batch_tokens: int = setting(2_000, "tokens per batch (sentences of about equal length)", range=BATCH)
     max_sentence_length: int = 100  # longer sentences are split into pieces of this many tokens
-    lr: float = setting(2e-3, "Adam's learning rate, decayed linearly to lr * final_lr_share")
+    lr: float = setting(2e-3, "Adam's learning rate, decayed linearly to lr * final_lr_share", range=RATE)
     final_lr_share: float = 0.1
     clip_norm: float = 1.0
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
-    seed: int = setting(1, "draws the first weights, the batches' order and dropout")
+    seed: int = setting(1, "draws the first weights, the batches' order and dropout", range=SEED)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     precision: str = setting("auto", "auto: fp16 autocast with a gradient scaler on CUDA, bf16 on a CPU where native",
                              PRECISIONS)
     # two threads split each small bfloat16 product badly (5x slower); two directions side by side do not
     threads: int = setting(1, "CPU threads: 2 or more run the forward and backward LMs (and the token encoder's "
                               "two halves of the words) side by side, each on threads // 2 (the same weights as 1, "
-                              "sooner)")
-    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
+                              "sooner)", range=THREADS)
+    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)", range=STEPS)
     patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
                                "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
-                               "early")
+                               "early", range=PATIENCE)
     eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
                                            "many steps and after the last epoch, each time saving a checkpoint (with "
-                                           "--checkpoint); none: after every epoch")
+                                           "--checkpoint); none: after every epoch", range=STEPS)
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
+        check_settings(self)
         object.__setattr__(self, "filters", tuple(tuple(int(x) for x in pair) for pair in self.filters))
         object.__setattr__(self, "adaptive_cutoffs", tuple(int(x) for x in self.adaptive_cutoffs))
         checks = [

@@ -15,11 +15,23 @@ single thread: exact but slow, for small corpora.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from ..errors import SettingError
-from ..fields import choose_preset, setting
+from ..fields import (
+    BATCH,
+    COUNT,
+    EPOCHS,
+    RATE,
+    SEED,
+    THREADS,
+    VECTOR_SIZE,
+    WINDOW,
+    Range,
+    check_settings,
+    choose_preset,
+    setting,
+)
 
 VECTORS = ("sum", "word", "context")
 
@@ -29,44 +41,31 @@ class GloVeConfig:
     """Hyperparameters; the defaults are the reference implementation's demo settings, with
     100 dimensions."""
 
-    dim: int = setting(100, "size of each word vector")
-    window: int = setting(15, "words counted on each side, weighted 1/distance")
-    min_count: int = setting(5, "vocabulary: words seen at least this often")
-    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
-    x_max: float = setting(10.0, "counts from here on get full weight in the loss")
-    alpha: float = setting(0.75, "f(x) = (x / x_max)^alpha below x_max")
-    epochs: int = setting(15, "passes over the non-zero co-occurrence counts")
-    lr: float = setting(0.05, "AdaGrad's initial learning rate")
+    dim: int = setting(100, "size of each word vector", range=VECTOR_SIZE)
+    window: int = setting(15, "words counted on each side, weighted 1/distance", range=WINDOW)
+    min_count: int = setting(5, "vocabulary: words seen at least this often", range=COUNT)
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent", range=COUNT)
+    x_max: float = setting(10.0, "counts from here on get full weight in the loss", range=Range(0, 1e9, low_open=True))
+    alpha: float = setting(0.75, "f(x) = (x / x_max)^alpha below x_max", range=Range(0, 10))
+    epochs: int = setting(15, "passes over the non-zero co-occurrence counts", range=EPOCHS)
+    lr: float = setting(0.05, "AdaGrad's initial learning rate", range=RATE)
     vectors: str = setting("sum", "keep word + context vectors (sum), or one of them", VECTORS)
-    seed: int = setting(1, "draws the first vectors and the order of the counts")
+    seed: int = setting(1, "draws the first vectors and the order of the counts", range=SEED)
     # One thread and one seed give the same vectors every time; with two or more, the threads'
     # updates of shared rows interleave differently in each run, and so do the vectors.
     threads: int = setting(2, "Hogwild threads on a CPU; only 1 is repeatable: the same --seed gives the same "
-                              "vectors, with 2 or more they change from run to run")
+                              "vectors, with 2 or more they change from run to run", range=THREADS)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
-    batch_size: int = setting(65_536, "non-zero entries per AdaGrad step")
+    batch_size: int = setting(65_536, "non-zero entries per AdaGrad step", range=BATCH)
     # False: a window stops at the end of its sentence. True: the corpus is one stream of words and
     # windows run across sentence ends, as cooccur.c counts a file whose lines are whole documents.
     across_sentences: bool = setting(False, "let windows run across sentence ends, as cooccur.c does on a file "
                                             "of whole documents")
 
     def __post_init__(self):
-        def finite_positive(value) -> bool:
-            return isinstance(value, int | float) and math.isfinite(value) and value > 0
-
+        check_settings(self)
         checks = [
-            (self.dim >= 1, f"dim must be at least 1, got {self.dim}"),
-            (self.window >= 1, f"window must be at least 1, got {self.window}"),
-            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
-            (self.max_vocab is None or self.max_vocab >= 1, f"max_vocab must be at least 1, got {self.max_vocab}"),
-            (finite_positive(self.x_max), f"x_max must be a number above 0, got {self.x_max}"),
-            (isinstance(self.alpha, int | float) and math.isfinite(self.alpha) and self.alpha >= 0,
-             f"alpha must be a number >= 0, got {self.alpha}"),
-            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (finite_positive(self.lr), f"lr must be a number above 0, got {self.lr}"),
             (self.vectors in VECTORS, f"vectors must be one of {', '.join(VECTORS)}, got {self.vectors!r}"),
-            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
-            (self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
         ]
         for ok, message in checks:
             if not ok:

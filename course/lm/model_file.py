@@ -22,6 +22,7 @@ from ..text.vocab import Vocabulary
 from .state import TrainingState
 
 KINDS = {"course.elmo/1": "an ELMo model file", "course.transformer/1": "a Transformer model file"}  # by mark
+CHECKPOINT_ENTRIES = ("identity", "interval")  # what a training checkpoint holds beside the model, a model file not
 
 
 class ModelFile:
@@ -84,7 +85,8 @@ class ModelFile:
         Returns the model, or ``(model, payload)`` with ``with_extra=True``.
 
         Raises:
-            ModelFileError: no such file, a damaged one, or not a model file of this kind of ours.
+            ModelFileError: no such file, a damaged one, not a model file of this kind of ours, or a
+                training checkpoint where a model is asked for (with ``with_extra``: the reverse).
         """
         path = Path(path)
         if not path.is_file():
@@ -100,6 +102,13 @@ class ModelFile:
                     else f"a file marked {mark!r}" if isinstance(mark, str) else "a file without a course model mark")
             raise ModelFileError(f"{path}: is {what}, not {KINDS[cls.FORMAT]} of this course "
                                  f"(expected the mark {cls.FORMAT!r})")
+        is_checkpoint = any(entry in payload for entry in CHECKPOINT_ENTRIES)
+        if is_checkpoint and not with_extra:
+            raise ModelFileError(f"{path}: is a training checkpoint of {KINDS[cls.FORMAT]}, not the model: give the "
+                                 f"file the run wrote with --out, or resume the run with --checkpoint {path} --resume")
+        if with_extra and not is_checkpoint:
+            raise ModelFileError(f"{path}: is {KINDS[cls.FORMAT]}, not a training checkpoint: give --checkpoint a new "
+                                 "file or the checkpoint of the run to resume")
         try:
             config = cls.CONFIG.from_dict(payload["config"])
             words = Vocabulary(payload["words"], payload["counts"], payload["specials"])

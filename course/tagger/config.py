@@ -24,7 +24,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
-from ..fields import setting
+from ..fields import BATCH, EPOCHS, EVALUATIONS, RATE, SEED, SHARE, SIZE, Range, check_settings, setting
 
 INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned", "bert", "bert-finetuned")
 PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)
@@ -45,21 +45,22 @@ class TaggerConfig:
                                     "fine-tuned biLM", INPUTS)
     elmo_at_output: bool = setting(False, "also concatenate the layers, with a mix of their own, to the BiLSTM's "
                                           "output ([h_k; ELMo_k]; elmo and bert inputs only)")
-    word_dim: int = setting(100, "size of the learned embeddings")
-    hidden_dim: int = setting(100, "LSTM cells per direction")
-    dropout: float = setting(0.5, "dropout on the input vectors and on the BiLSTM's output")
-    elmo_dropout: float = setting(0.5, "dropout on the mixed ELMo vector")
-    mix_penalty: float = setting(0.001, "lambda of lambda * ||w||^2 on the ELMo mix's weights")
+    word_dim: int = setting(100, "size of the learned embeddings", range=SIZE)
+    hidden_dim: int = setting(100, "LSTM cells per direction", range=SIZE)
+    dropout: float = setting(0.5, "dropout on the input vectors and on the BiLSTM's output", range=SHARE)
+    elmo_dropout: float = setting(0.5, "dropout on the mixed ELMo vector", range=SHARE)
+    mix_penalty: float = setting(0.001, "lambda of lambda * ||w||^2 on the ELMo mix's weights", range=Range(0, 1e6))
     epochs: int | None = setting(None, "passes over the labelled sentences (none: by their number, about 6,000 "
-                                       "sentences seen, 3 to 40 epochs)")
-    batch_size: int = setting(32, "sentences per step")
-    lr: float = setting(1e-2, "Adam's learning rate for the tagger")
-    finetune_lr: float = setting(3e-4, "Adam's learning rate for the biLM's weights when fine-tuned")
-    evaluations: int = setting(8, "dev evaluations over the run; the best one's weights are kept")
-    seed: int = setting(1, "draws the labelled sentences and the first weights")
+                                       "sentences seen, 3 to 40 epochs)", range=EPOCHS)
+    batch_size: int = setting(32, "sentences per step", range=BATCH)
+    lr: float = setting(1e-2, "Adam's learning rate for the tagger", range=RATE)
+    finetune_lr: float = setting(3e-4, "Adam's learning rate for the biLM's weights when fine-tuned", range=RATE)
+    evaluations: int = setting(8, "dev evaluations over the run; the best one's weights are kept", range=EVALUATIONS)
+    seed: int = setting(1, "draws the labelled sentences and the first weights", range=SEED)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
 
     def __post_init__(self):
+        check_settings(self)
         if self.input not in INPUTS:
             raise SettingError(f"unknown tagger input {self.input!r}: use one of {', '.join(INPUTS)}")
         for name in ("word_dim", "hidden_dim", "batch_size", "evaluations"):

@@ -197,7 +197,13 @@ def sync_notebook(english_path: str | Path, chinese_path: str | Path | None = No
     english_path = Path(english_path)
     chinese_path = Path(chinese_path) if chinese_path is not None else chinese_folder(english_path.parent) / \
         english_path.name
+    if not re.fullmatch(r"\d\d_.+\.ipynb", english_path.name):
+        raise NotebookFileError(f"{english_path}: not one of the course's notebooks (NN_name.ipynb in notebooks/): "
+                                "there is no Chinese edition to bring in step")
     english = read_notebook(english_path)
+    if edition_of(english) == EDITION_FOLDER:
+        raise NotebookFileError(f"{english_path}: is a Chinese notebook: give its English one "
+                                f"(notebooks/{english_path.name}), whose Chinese edition sync brings in step")
     ids = [cell.get("id") for cell in english.cells]
     if None in ids or len(set(ids)) != len(ids):
         raise NotebookFileError(f"{english_path}: every cell needs its own id (nbformat 4.5); open and save it "

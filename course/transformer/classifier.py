@@ -64,7 +64,20 @@ from torch import nn
 
 from ..devices import resolve_device
 from ..errors import SettingError
-from ..fields import choose_preset, setting
+from ..fields import (
+    BATCH,
+    EPOCHS,
+    EVALUATIONS,
+    PATIENCE,
+    RATE,
+    SEED,
+    SHARE,
+    THREADS,
+    Range,
+    check_settings,
+    choose_preset,
+    setting,
+)
 from ..lm.best import KeepBest
 from ..lm.precision import autocast
 from ..lm.state import TrainingState
@@ -86,24 +99,26 @@ class FineTuneConfig:
     """The settings of fine-tuning a pretrained Transformer with a classifier head."""
 
     lm_weight: float = setting(0.5, "GPT-style: lambda, the weight of the auxiliary language-model loss (0: "
-                                    "none); a masked model fine-tunes on the task's loss alone")
-    max_tokens: int = setting(100, "a text is cut to its first max_tokens words (and to the position table)")
-    dropout: float = setting(0.1, "dropout on the head's input (the network keeps its own)")
-    epochs: int = setting(10, "passes over the labelled texts")
+                                    "none); a masked model fine-tunes on the task's loss alone", range=Range(0, 100))
+    max_tokens: int = setting(100, "a text is cut to its first max_tokens words (and to the position table)",
+                              range=Range(1, 100_000))
+    dropout: float = setting(0.1, "dropout on the head's input (the network keeps its own)", range=SHARE)
+    epochs: int = setting(10, "passes over the labelled texts", range=EPOCHS)
     evaluations: int = setting(5, "dev evaluations over the run, evenly spread, the last epoch's included; the "
-                                  "best one's weights are kept")
-    batch_size: int = setting(16, "texts per step")
-    lr: float = setting(5e-4, "AdamW's largest learning rate, after the warm-up (chosen on dev reviews)")
+                                  "best one's weights are kept", range=EVALUATIONS)
+    batch_size: int = setting(16, "texts per step", range=BATCH)
+    lr: float = setting(5e-4, "AdamW's largest learning rate, after the warm-up (chosen on dev reviews)", range=RATE)
     warmup_share: float = 0.1  # of all steps, the rate rising linearly from 0; then falling linearly to 0
     weight_decay: float = 0.01
     clip_norm: float = 1.0
-    patience: int = setting(0, "stop after this many dev evaluations without a better error (0: never)")
-    seed: int = setting(1, "draws the new rows, the head, the batches and dropout")
-    threads: int = setting(1, "CPU threads for torch")
+    patience: int = setting(0, "stop after this many dev evaluations without a better error (0: never)", range=PATIENCE)
+    seed: int = setting(1, "draws the new rows, the head, the batches and dropout", range=SEED)
+    threads: int = setting(1, "CPU threads for torch", range=THREADS)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
+        check_settings(self)
         checks = [
             (self.lm_weight >= 0, f"lm_weight (lambda) must not be negative, got {self.lm_weight}"),
             (self.max_tokens >= 1, f"max_tokens must be at least 1, got {self.max_tokens}"),

@@ -35,7 +35,21 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ..errors import SettingError
-from ..fields import choose_preset, setting
+from ..fields import (
+    BATCH,
+    COUNT,
+    EPOCHS,
+    FRACTION,
+    PATIENCE,
+    RATE,
+    SEED,
+    SHARE,
+    STEPS,
+    THREADS,
+    check_settings,
+    choose_preset,
+    setting,
+)
 
 OBJECTIVES = ("causal", "masked")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -49,8 +63,8 @@ class TransformerConfig:
     objective: str = setting("causal", "causal: GPT, each word predicts the next; masked: BERT, hidden words are "
                                        "predicted from both sides", OBJECTIVES)
     # vocabulary
-    min_count: int = setting(5, "vocabulary: words seen at least this often")
-    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
+    min_count: int = setting(5, "vocabulary: words seen at least this often", range=COUNT)
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent", range=COUNT)
     # network
     dim: int = 128
     heads: int = 4
@@ -61,34 +75,36 @@ class TransformerConfig:
                                    "per cluster of rarer words, then a softmax within the cluster (both tied to the "
                                    "word embeddings)", SOFTMAXES)
     adaptive_cutoffs: tuple[int, ...] = (2_000,)  # adaptive softmax: the head's words, then each cluster's first word
-    dropout: float = setting(0.1, "dropout on the embeddings, the attention weights and each sub-layer's output")
+    dropout: float = setting(0.1, "dropout on the embeddings, the attention weights and each sub-layer's output",
+                             range=SHARE)
     # masked objective
     mask_share: float = setting(0.15, "masked objective: share of the words chosen for prediction (of those 80% "
-                                      "[MASK], 10% a random word, 10% kept)")
+                                      "[MASK], 10% a random word, 10% kept)", range=FRACTION)
     # training
-    epochs: int = setting(8, "passes over the training sentences")
-    batch_tokens: int = setting(2_000, "padded positions per batch (sentences of about equal length)")
-    lr: float = setting(1e-3, "AdamW's largest learning rate, after the warm-up")
+    epochs: int = setting(8, "passes over the training sentences", range=EPOCHS)
+    batch_tokens: int = setting(2_000, "padded positions per batch (sentences of about equal length)", range=BATCH)
+    lr: float = setting(1e-3, "AdamW's largest learning rate, after the warm-up", range=RATE)
     warmup_share: float = 0.05  # of all steps, with the learning rate rising linearly from 0
     final_lr_share: float = 0.1  # cosine decay from lr to lr * final_lr_share
     weight_decay: float = 0.01
     clip_norm: float = 1.0
     heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
-    seed: int = setting(1, "draws the first weights, the batches' order, dropout and the masks")
+    seed: int = setting(1, "draws the first weights, the batches' order, dropout and the masks", range=SEED)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     precision: str = setting("auto", "auto: bf16 autocast where the GPU or CPU multiplies bf16 natively, else "
                                      "float32", PRECISIONS)
-    threads: int = setting(1, "CPU threads for torch")
-    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)")
+    threads: int = setting(1, "CPU threads for torch", range=THREADS)
+    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)", range=STEPS)
     patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
                                "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
-                               "early")
+                               "early", range=PATIENCE)
     eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
                                            "many steps and after the last epoch, each time saving a checkpoint (with "
-                                           "--checkpoint); none: after every epoch")
+                                           "--checkpoint); none: after every epoch", range=STEPS)
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
+        check_settings(self)
         object.__setattr__(self, "adaptive_cutoffs", tuple(int(x) for x in self.adaptive_cutoffs))
         cutoffs = self.adaptive_cutoffs
         checks = [

@@ -33,7 +33,20 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
-from ..fields import setting
+from ..fields import (
+    BATCH,
+    EPOCHS,
+    EVALUATIONS,
+    FRACTION,
+    RATE,
+    SEED,
+    SHARE,
+    SIZE,
+    THREADS,
+    Range,
+    check_settings,
+    setting,
+)
 
 PASSES = 3_000  # labelled reviews seen in training, about, when epochs is None (see epochs_for)
 MIN_EPOCHS, MAX_EPOCHS = 5, 20
@@ -64,15 +77,19 @@ class _Rates:
     """What both stages set their learning rates with: the top group's highest rate, the two tricks,
     and where and how the training runs."""
 
-    lr: float = setting(4e-3, "the top layer group's highest learning rate (Adam)")
+    lr: float = setting(4e-3, "the top layer group's highest learning rate (Adam)", range=RATE)
     discriminative: bool = setting(True, "discriminative rates: each layer group down gets factor times less")
-    factor: float = setting(2.6, "discriminative rates: the ratio between neighbouring groups")
+    factor: float = setting(2.6, "discriminative rates: the ratio between neighbouring groups", range=Range(1, 100))
     slanted: bool = setting(True, "the slanted triangular schedule (without it, a constant rate)")
-    cut_frac: float = setting(0.1, "slanted triangle: the share of the steps spent rising")
-    ratio: float = setting(32.0, "slanted triangle: how much smaller the lowest rate is than the highest")
-    threads: int = setting(1, "CPU threads while training")
-    seed: int = setting(1, "draws the labelled examples, the first weights and dropout")
+    cut_frac: float = setting(0.1, "slanted triangle: the share of the steps spent rising", range=FRACTION)
+    ratio: float = setting(32.0, "slanted triangle: how much smaller the lowest rate is than the highest",
+                           range=Range(1, 1e6))
+    threads: int = setting(1, "CPU threads while training", range=THREADS)
+    seed: int = setting(1, "draws the labelled examples, the first weights and dropout", range=SEED)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
+
+    def __post_init__(self):
+        check_settings(self)
 
     def _rate_checks(self) -> list[tuple[bool, str]]:
         return [_whole(self, "threads"),
@@ -95,6 +112,7 @@ class LanguageModelConfig(_Rates):
     eval_every: int | None = None  # steps between held-out measurements (None: after every epoch)
 
     def __post_init__(self):
+        check_settings(self)
         _check([_whole(self, "epochs"), _whole(self, "batch_tokens"), *self._rate_checks(),
                 (isinstance(self.patience, int) and self.patience >= 0,
                  f"patience must not be negative, got {self.patience!r}"),
@@ -106,18 +124,19 @@ class LanguageModelConfig(_Rates):
 class ClassifierConfig(_Rates):
     """Stage 3: a classifier head with concat pooling, fine-tuned with the LM under it."""
 
-    lr: float = setting(1e-2, "the head's highest learning rate (Adam); each group below gets less")
-    max_tokens: int = setting(100, "a review is cut to its first max_tokens words")
-    hidden_dim: int = setting(50, "the head's hidden layer")
-    dropout: float = setting(0.2, "dropout on both of the head's layers")
+    lr: float = setting(1e-2, "the head's highest learning rate (Adam); each group below gets less", range=RATE)
+    max_tokens: int = setting(100, "a review is cut to its first max_tokens words", range=Range(1, 100_000))
+    hidden_dim: int = setting(50, "the head's hidden layer", range=SIZE)
+    dropout: float = setting(0.2, "dropout on both of the head's layers", range=SHARE)
     epochs: int | None = setting(None, "passes over the labelled reviews (none: by their number, about 3,000 "
-                                       "reviews seen, 5 to 20 epochs)")
-    batch_size: int = setting(32, "reviews per step")
-    evaluations: int = setting(5, "dev evaluations over the run; the best one's weights are kept")
+                                       "reviews seen, 5 to 20 epochs)", range=EPOCHS)
+    batch_size: int = setting(32, "reviews per step", range=BATCH)
+    evaluations: int = setting(5, "dev evaluations over the run; the best one's weights are kept", range=EVALUATIONS)
     gradual_unfreezing: bool = setting(True, "the head alone in epoch 1, one more layer group each epoch")
     pretrained: bool = setting(True, "start from the LM's weights (no: the same network drawn at random)")
 
     def __post_init__(self):
+        check_settings(self)
         _check([_whole(self, "max_tokens"),
                 _whole(self, "hidden_dim"),
                 (0 <= self.dropout < 1, f"dropout must be in [0, 1), got {self.dropout}"),
