@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 MAX_MESSAGE = 1 << 30  # bytes: a larger message from the student kernel is refused, not read
-MIN_CODE = 64  # bytes of bytecode below which a function is too small to tell a copy from a coincidence
+MIN_CODE = 128  # bytes of bytecode below which a function is too small to tell a copy from a coincidence
 PACKAGE = Path(__file__).resolve().parents[1]  # the course package: what it holds outside teaching/ is the reference
 TEACHING = PACKAGE / "teaching"
 HEADER = struct.Struct("!Q")
@@ -249,13 +249,30 @@ def _answer(request: dict, namespace: dict, graphs: dict) -> dict:
 
 # ------------------------------------------------------------------- what a call ran, and the reference
 
+_UNCOUNTED = {"CACHE", "PRECALL", "PUSH_NULL", "NOP", "RESUME", "EXTENDED_ARG"}  # how a compiler lays calls out
+_SAME_AS = {"LOAD_METHOD": "LOAD_ATTR"}  # IPython's compile of a cell chooses the one where compile() the other
+
+
 def _fingerprint(code: types.CodeType) -> str:
-    """The same for two functions of the same bytecode, names and constants (a copy under other variable names,
-    in another file or compiled from a string), different otherwise."""
-    digest = hashlib.sha1(code.co_code)
-    digest.update(repr(code.co_names).encode())
-    for const in code.co_consts:
-        digest.update(_fingerprint(const).encode() if isinstance(const, types.CodeType) else repr(const).encode())
+    """The same for two functions of the same instructions, names and constants (a copy under other variable
+    names, in another file, compiled from a string or pasted into a notebook's cell), different otherwise:
+    local variables count by their number, jumps by their kind, not by where they land."""
+    import dis
+
+    digest = hashlib.sha1()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _UNCOUNTED:
+            continue
+        opcode = instruction.opcode
+        if opcode in dis.hasjrel or opcode in dis.hasjabs:
+            argument = ""
+        elif opcode in dis.haslocal or opcode in dis.hasfree:
+            argument = str(instruction.arg)
+        elif isinstance(instruction.argval, types.CodeType):
+            argument = _fingerprint(instruction.argval)
+        else:
+            argument = repr(instruction.argval)
+        digest.update(f"{_SAME_AS.get(instruction.opname, instruction.opname)} {argument}\n".encode())
     return digest.hexdigest()[:20]
 
 
