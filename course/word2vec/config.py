@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..errors import SettingError
-from ..fields import setting
+from ..fields import BATCH, COUNT, EPOCHS, RATE, SEED, THREADS, VECTOR_SIZE, WINDOW, Range, check_settings, setting
 
 ARCHITECTURES = ("skipgram", "cbow")
 LOSSES = ("neg", "hs")
@@ -28,52 +27,37 @@ class Word2VecConfig:
     arch: str = setting("skipgram", "skipgram: each context word predicts the centre word; cbow: their mean does",
                         ARCHITECTURES)
     loss: str = setting("neg", "neg: negative sampling; hs: hierarchical softmax over the Huffman tree", LOSSES)
-    dim: int = setting(100, "size of each word vector")
-    window: int = setting(5, "the dynamic window's largest reach: each centre word draws 1..window")
-    negative: int = setting(5, "noise words per example (negative sampling)")
-    ns_exponent: float = setting(0.75, "noise distribution P(w) ~ count(w)^ns_exponent")
-    min_count: int = setting(5, "vocabulary: words seen at least this often")
-    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent")
-    sample: float = setting(1e-3, "subsampling threshold of frequent words (0: none)")
-    epochs: int = setting(5, "passes over the corpus")
-    lr: float = setting(0.025, "learning rate at the start, falling linearly to min_lr")
-    min_lr: float = setting(0.0001, "learning rate at the end")
-    seed: int = setting(1, "draws the first vectors, the windows, the noise words and subsampling")
+    dim: int = setting(100, "size of each word vector", range=VECTOR_SIZE)
+    window: int = setting(5, "the dynamic window's largest reach: each centre word draws 1..window", range=WINDOW)
+    negative: int = setting(5, "noise words per example (negative sampling)", range=Range(0, 100))
+    ns_exponent: float = setting(0.75, "noise distribution P(w) ~ count(w)^ns_exponent", range=Range(-10, 10))
+    min_count: int = setting(5, "vocabulary: words seen at least this often", range=COUNT)
+    max_vocab: int | None = setting(None, "vocabulary: at most this many words, the most frequent", range=COUNT)
+    sample: float = setting(1e-3, "subsampling threshold of frequent words (0: none)", range=Range(0, 1))
+    epochs: int = setting(5, "passes over the corpus", range=EPOCHS)
+    lr: float = setting(0.025, "learning rate at the start, falling linearly to min_lr", range=RATE)
+    min_lr: float = setting(0.0001, "learning rate at the end", range=Range(0, 10))
+    seed: int = setting(1, "draws the first vectors, the windows, the noise words and subsampling", range=SEED)
     threads: int = setting(2, "Hogwild workers on a CPU (forked processes); only 1 is repeatable: the same --seed "
-                              "gives the same vectors, with 2 or more they change from run to run")
+                              "gives the same vectors, with 2 or more they change from run to run", range=THREADS)
     device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     # None: 512 on a CPU; on a GPU 4,096 with negative sampling and 1,024 with hierarchical softmax,
     # whose top nodes take a summed step from every example of a batch and diverge beyond that.
     batch_size: int | None = setting(None, "pairs (skip-gram) or windows (CBOW) per update (none: 512 on a CPU, "
-                                           "more on a GPU)")
+                                           "more on a GPU)", range=BATCH)
     # Scales each tree node's summed step in a batch down to at most a quarter of a Newton step.
     # Closes the gap to gensim after many epochs, at about nine tenths of the speed.
     damp_tree_steps: bool = setting(True, "hierarchical softmax: damp each tree node's summed step in a batch "
                                           "(better after many epochs, about 9/10 of the speed)")
 
     def __post_init__(self):
-        def finite(value) -> bool:
-            try:
-                return math.isfinite(float(value))
-            except (TypeError, ValueError):
-                return False
-
+        check_settings(self)
         checks = [
             (self.arch in ARCHITECTURES, f"arch must be one of {', '.join(ARCHITECTURES)}, got {self.arch!r}"),
             (self.loss in LOSSES, f"loss must be 'neg' (negative sampling) or 'hs' (hierarchical softmax), "
                                   f"got {self.loss!r}"),
-            (self.dim >= 1, f"dim must be at least 1, got {self.dim}"),
-            (self.window >= 1, f"window must be at least 1, got {self.window}"),
             (self.negative >= 1 or self.loss == "hs", f"negative must be at least 1, got {self.negative}"),
-            (self.negative >= 0, f"negative must not be negative, got {self.negative}"),
-            (self.min_count >= 1, f"min_count must be at least 1, got {self.min_count}"),
-            (finite(self.sample) and self.sample >= 0, f"sample must be a number >= 0, got {self.sample}"),
-            (finite(self.ns_exponent), f"ns_exponent must be a number, got {self.ns_exponent}"),
-            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (finite(self.lr) and finite(self.min_lr) and self.lr > 0 and 0 <= self.min_lr <= self.lr,
-             f"need 0 <= min_lr <= lr and lr > 0, both finite, got lr={self.lr}, min_lr={self.min_lr}"),
-            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
-            (self.batch_size is None or self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}"),
+            (self.min_lr <= self.lr, f"min_lr must not be above lr, got lr={self.lr}, min_lr={self.min_lr}"),
         ]
         for ok, message in checks:
             if not ok:
