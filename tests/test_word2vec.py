@@ -303,11 +303,13 @@ def test_vectors_files_load_in_gensim(tmp_path, wiki):
 
 
 @pytest.mark.parametrize("settings,message", [
-    ({"dim": 0}, "dim must be at least 1"), ({"window": 0}, "window must be at least 1"),
-    ({"negative": -1}, "negative must"), ({"epochs": 0}, "epochs must be at least 1"),
+    ({"dim": 0}, "dim must be from 1"), ({"window": 0}, "window must be from 1"),
+    ({"negative": -1}, "negative must"), ({"epochs": 0}, "epochs must be from 1"),
     ({"arch": "glove"}, "arch must be one of"), ({"loss": "softmax"}, "loss must be"),
-    ({"lr": 0}, "lr > 0"), ({"lr": float("inf")}, "both finite"), ({"lr": float("nan")}, "both finite"),
-    ({"sample": float("inf")}, "sample must be a number >= 0"), ({"sample": float("nan")}, "sample must be"),
+    ({"lr": 0}, "lr must be above 0"), ({"lr": float("inf")}, "lr must be a finite number"),
+    ({"lr": float("nan")}, "lr must be a finite number"),
+    ({"sample": float("inf")}, "sample must be a finite number from 0 to 1"),
+    ({"sample": float("nan")}, "sample must be"),
 ])
 def test_nonsense_settings_are_refused(settings, message):
     with pytest.raises(SettingError, match=message):
