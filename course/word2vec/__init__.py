@@ -15,7 +15,9 @@ hierarchical softmax):
   time, the losses above, plain SGD; read it first;
 - :mod:`~course.word2vec.trainer`: :class:`FastTrainer`, the same steps in batches on several
   workers, what :func:`train_word2vec` uses; with its kernels (:mod:`~course.word2vec.kernels`)
-  and hierarchical softmax's tree tensors and damped node steps (:mod:`~course.word2vec.tree`).
+  and hierarchical softmax's tree tensors and damped node steps (:mod:`~course.word2vec.tree`);
+- :mod:`~course.word2vec.damping`: why and how a batch's summed steps on one row are damped (the
+  tree's nodes; negative sampling's input words, without which small corpora diverge).
 """
 
 from ..lazy import lazy_attributes

@@ -50,6 +50,12 @@ class Word2VecConfig:
     damp_tree_steps: bool = setting(True, "hierarchical softmax: damp each tree node's summed step in a batch "
                                           "(better after many epochs, about 9/10 of the speed)")
 
+    # Scales each input word's summed step in a batch down to at most a quarter of a Newton step
+    # along the steps: a word in hundreds of a batch's windows (a small corpus, no subsampling)
+    # otherwise takes hundreds of stale steps at once, and training diverges.
+    damp_input_steps: bool = setting(True, "negative sampling: damp each input word's summed step in a batch "
+                                           "(a frequent word on a small corpus: no divergence)")
+
     def __post_init__(self):
         check_settings(self)
         checks = [

@@ -17,12 +17,14 @@ def table_scores(hidden, table, ids):
     """``(B, R)`` table[ids[b, r]] . hidden[b] for hidden ``(B, d)``, table ``(V, d)``, ids ``(B, R)``.
 
     On a CPU as a sampled matrix product (``hidden @ table.T`` only where a sparse matrix with
-    the ids as columns has entries); elsewhere from gathered rows.
+    the ids as columns has entries); elsewhere from gathered rows, and so where a row has more ids
+    than the table has rows (a vocabulary of fewer words than 1 + k noise words), which that sparse
+    product refuses.
     """
     import torch
 
     batch, width = ids.shape
-    if hidden.device.type != "cpu":
+    if hidden.device.type != "cpu" or width > table.shape[0]:
         return scores(hidden, table.index_select(0, ids.reshape(-1)).view(batch, width, -1))
     rows = torch.arange(0, batch * width + 1, width, device=ids.device)
     with warnings.catch_warnings():  # "sparse CSR tensor support is in beta state"

@@ -31,6 +31,7 @@ from ..checkpoints import corpus_key
 from ..devices import check_memory, format_bytes
 from ..errors import TrainingDivergedError
 from ..static import hogwild, run_epochs
+from .damping import damped_factors, input_step_curvature
 from .examples import cbow_windows, chunks, subsample, training_text
 from .kernels import scatter_add, table_scores, table_sums
 from .losses import backward, hierarchical_softmax_terms, negative_sampling_terms, scores
@@ -186,7 +187,8 @@ class FastTrainer:
         its k noise words); CBOW trains their mean, and every context word takes the whole error
         of the mean, as word2vec.c and gensim do (the exact gradient would divide it by the number
         of context words). All the batch's gradients are computed from the tables as they are,
-        then added: for windows that share no rows, the step of each window alone. CBOW with
+        then added: for windows that share no rows, the step of each window alone. An input word in
+        many of them takes their summed steps damped (:mod:`~course.word2vec.damping`). CBOW with
         hierarchical softmax needs the windows in the tree's leaf order, as :meth:`batches` gives
         them.
         """
@@ -216,16 +218,21 @@ class FastTrainer:
             rows = torch.cat([centres.unsqueeze(1), batch.negatives], dim=1)  # (B, 1 + k)
             valid = (rows != centres.unsqueeze(1)).to(hidden.dtype)
             valid[:, 0] = 1
+            damp = config.damp_input_steps
             if cbow:
                 loss, d_scores = negative_sampling_terms(table_scores(hidden, model.output_vectors, rows), valid,
                                                          need_loss)
                 input_step = table_sums(d_scores.mul_(-lr), model.output_vectors, rows)
+                if damp:  # (B,): a context word's step moves the mean by 1 / C of it
+                    curvature = input_step_curvature(input_step, d_scores) / counts
                 output_steps = d_scores.unsqueeze(2) * hidden.unsqueeze(1)  # (B, 1 + k, d)
             else:
                 output_rows = model.output_vectors.index_select(0, rows.view(-1)).view(size, -1, dim)
                 loss, d_scores = negative_sampling_terms(scores(hidden, output_rows), inputs * valid.unsqueeze(1),
                                                          need_loss)
                 input_step, output_steps = backward(d_scores.mul_(-lr), hidden, output_rows)
+                if damp:  # (B, W)
+                    curvature = input_step_curvature(input_step, d_scores)
             scatter_add(model.output_vectors, rows.view(-1), output_steps.view(-1, dim))
         else:
             points, targets, mask = self.tree.paths(centres)
@@ -245,6 +252,11 @@ class FastTrainer:
             input_steps = input_step.view(-1, dim).index_select(0, real)
         else:
             input_steps = input_step.view(-1, dim)
+        if config.loss == "neg" and damp:  # each input word's summed step at most a quarter of a Newton step
+            per_input = curvature.index_select(0, real // width) if cbow else curvature.view(-1).index_select(0, real)
+            factors = damped_factors(real_ids, per_input, len(model.input_vectors), lr)
+            if factors is not None:
+                input_steps = input_steps * factors.unsqueeze(1)
         scatter_add(model.input_vectors, real_ids, input_steps)
         return float(loss.sum() / inputs.sum()) if need_loss else None
 

@@ -6,14 +6,15 @@ which lie on almost every path, all computed from the same stale vector. Late in
 the word vectors are long, that sum overshoots where word2vec.c's one-pair-at-a-time steps would
 correct each other, and the vectors come out worse after many epochs. With ``damp_tree_steps``
 a node's summed step is scaled down to at most a quarter of a Newton step on the batch's loss
-(:func:`damped_scale`); nodes with few examples in the batch, and every node early on, when the
-vectors are short, keep their plain sum.
+(:func:`~course.word2vec.damping.damped_scale`); nodes with few examples in the batch, and every
+node early on, when the vectors are short, keep their plain sum.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .damping import damped_scale
 from .kernels import run_starts, scatter_add
 
 
@@ -48,17 +49,6 @@ class HuffmanPaths:
         longest = int(self._device_lengths.index_select(0, words).max())  # one number from the device
         targets, mask = self.targets_and_mask.index_select(0, words)[:, :, :longest].unbind(1)
         return self.points.index_select(0, words)[:, :longest], targets, mask
-
-
-def damped_scale(curvature, lr: float):
-    """-lr * min(1, 1 / (lr * c)) for each row's summed squared input norm c (any shape).
-
-    A row u takes the summed step of the examples e with inputs h_e that update it; the curvature
-    of the batch's loss along u is at most 1/4 sum_e |h_e|^2 (s' <= 1/4), so a step of this scale
-    times the summed gradient goes at most a quarter of a Newton step. (Allowing a whole Newton
-    step helped less at 20 epochs in ``benchmarks/word2vec_vs_gensim.py``.)
-    """
-    return curvature.mul(lr).clamp_(min=1).reciprocal_().mul_(-lr)
 
 
 def add_node_steps(inner_node_vectors, points, d_scores, hidden, mask, lr: float, damp: bool) -> None:
