@@ -395,6 +395,28 @@ def test_resume_continues_to_the_same_vectors(tmp_path, wiki):
         train_word2vec(corpus, config, progress=False, checkpoint=tmp_path / "junk.ckpt", resume=True)
 
 
+def test_vectors_files_are_gensims_bytes_and_training_does_not_import_gensim(tmp_path, wiki):
+    """The word2vec files are written without gensim (whose import, through scipy, cost a training
+    process about a second), byte for byte as gensim's save_word2vec_format writes them."""
+    import subprocess
+    import sys
+
+    from course.analysis.vectors import save_vectors
+
+    model = train_word2vec(wiki.head(300), Word2VecConfig(dim=12, epochs=1, min_count=2), progress=False)
+    for binary in (False, True):
+        ours = model.save_vectors(tmp_path / f"ours{int(binary)}", binary=binary)
+        theirs = save_vectors(model.keyed_vectors(), tmp_path / f"gensim{int(binary)}", binary=binary)
+        assert ours.read_bytes() == theirs.read_bytes()
+    (tmp_path / "text.txt").write_text("a b c a b c d a b\n" * 20)
+    script = ("import sys; from course.cli import main; code = main(['train', 'word2vec', '--corpus', sys.argv[1], "
+              "'--min-count', '1', '--epochs', '1', '--quiet', '--out', sys.argv[2]]); "
+              "print(code, 'gensim' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", script, tmp_path / "text.txt", tmp_path / "v.txt"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.stdout.split() == ["0", "False"], result.stdout + result.stderr
+
+
 def test_vectors_files_load_in_gensim(tmp_path, wiki):
     from gensim.models import KeyedVectors
 

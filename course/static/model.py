@@ -74,11 +74,11 @@ class StaticVectorModel:
     def save_vectors(self, path: str | os.PathLike, binary: bool = False) -> Path:
         """Write the word vectors in word2vec format (text, or binary), atomically; refused, with
         nothing written, where a vector is not finite (a run that diverged)."""
-        from ..analysis.vectors import save_vectors
+        from ..analysis.vectors import save_word_vectors
         from ..divergence import check_weights, smaller
 
         check_weights(path, {"vectors": self.vectors()}, "vectors", smaller(lr=self.config.lr))
-        return save_vectors(self.keyed_vectors(), path, binary=binary)
+        return save_word_vectors(self.vocab.words, self.vectors().float().cpu().numpy(), path, binary=binary)
 
     # ---------------------------------------------------------------------------- checkpoints
 
