@@ -179,8 +179,9 @@ def refuse(error: BaseException) -> int:
     Where every process raised it together (``error.everywhere``: :meth:`World.together`), they
     meet at a barrier and leave the process group, as :func:`stop` does, so that none tears its
     connections down while another still uses them. A refusal met before any process joined the
-    group (a setting every process reads alike) is rank 0's to say: the others give it
-    :data:`GRACE` seconds. Then each process ends at once (the outputs it claimed given back):
+    group (a setting every process reads alike) is met by every process: they join the group on
+    gloo to meet at that barrier (within :data:`GRACE` seconds; past it, rank 0 ends and the others
+    wait as long for torchrun to stop them). Then each process ends at once (the outputs it claimed given back):
     torchrun stops the processes still running as soon as one has ended, and one still tearing
     Python down would end by that signal instead of with status 2; a SIGTERM received here ends the
     process with status 2 too, after rank 0 has said its line.
@@ -207,13 +208,29 @@ def refuse(error: BaseException) -> int:
 
     signal.signal(signal.SIGTERM, leave)
     say()
-    if torch.distributed.is_available() and torch.distributed.is_initialized():
+    joined = torch.distributed.is_available() and torch.distributed.is_initialized()
+    if not joined:
+        joined = _join_to_leave()
+        error.everywhere = joined
+    if joined:
         if getattr(error, "everywhere", False):
             torch.distributed.barrier()
         torch.distributed.destroy_process_group()
     elif not world.writer:
         time.sleep(GRACE)  # until torchrun stops this process, rank 0 having said the line and ended
     leave()
+
+
+def _join_to_leave() -> bool:
+    """Join torchrun's process group on gloo (every process refusing alike does), to leave it together;
+    False where that fails within :data:`GRACE` seconds."""
+    from datetime import timedelta
+
+    try:
+        torch.distributed.init_process_group(backend="gloo", timeout=timedelta(seconds=GRACE))
+    except (RuntimeError, ValueError, OSError):  # torch.distributed.DistError is a RuntimeError
+        return False
+    return True
 
 
 def stop() -> None:

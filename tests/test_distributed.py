@@ -212,29 +212,38 @@ def _transformer_args(tmp_path, *flags) -> list[str]:
             "--batch-tokens", "120", "--device", "cpu", "--quiet", *map(str, flags)]
 
 
-def _refusals(tmp_path) -> list[tuple[list, str]]:
-    """Mistakes only rank 0 meets (the output it claims, the checkpoint it reads), one the corpus rank 0
-    reads first, and a setting every process refuses before joining: the flags and the line's start."""
+def _refusals(tmp_path) -> list[tuple[list, str, dict]]:
+    """Mistakes only rank 0 meets (the output it claims, the checkpoint it reads), one in the corpus rank 0
+    reads first, one every process refuses after joining (a corpus of fewer batches than processes) and
+    one every process refuses before joining (CUDA where none is seen): the flags, the line's start and
+    the environment."""
     (tmp_path / "a-file").write_text("x")
+    (tmp_path / "one.txt").write_text("the cat sat\n", encoding="utf-8")
     (tmp_path / "junk.ckpt").write_bytes(b"not a checkpoint")
     out = tmp_path / "out" / "model.pt"
-    return [(["--out", tmp_path / "a-file" / "model.pt"], f"error: {tmp_path / 'a-file' / 'model.pt'}: cannot write"),
+    return [(["--out", tmp_path / "a-file" / "model.pt"], f"error: {tmp_path / 'a-file' / 'model.pt'}: cannot write",
+             {}),
             (["--out", out, "--checkpoint", tmp_path / "junk.ckpt", "--resume"],
-             f"error: {tmp_path / 'junk.ckpt'}: not a readable Transformer model file"),
-            (["--out", out, "--corpus", tmp_path / "missing.txt"], f"error: {tmp_path / 'missing.txt'}: no such file"),
-            (["--out", out, "--lr", "-1"], "error: lr must be")]
+             f"error: {tmp_path / 'junk.ckpt'}: not a readable Transformer model file", {}),
+            (["--out", out, "--corpus", tmp_path / "missing.txt"], f"error: {tmp_path / 'missing.txt'}: no such file",
+             {}),
+            (["--out", out, "--corpus", tmp_path / "one.txt"], "error: the training sentences make 1 batch of "
+             "--batch-tokens 120, fewer than the 2 processes", {}),
+            (["--out", out, "--device", "cuda"], "error: device 'cuda' asked for, but this machine has no CUDA GPU",
+             {"CUDA_VISIBLE_DEVICES": ""})]
 
 
 def test_under_torchrun_a_refusal_ends_every_process_with_status_2_and_one_line(tmp_path):
     """torchrun itself exits 1 with its report of the processes' statuses; each process's own output is
     kept apart (--redirects) and read: rank 0's one line, nothing from rank 1, no traceback."""
-    for flags, line in _refusals(tmp_path):
+    for flags, line, env in _refusals(tmp_path):
         logs = tmp_path / "logs"
         shutil.rmtree(logs, ignore_errors=True)
         result = subprocess.run(
             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "--log-dir",
              str(logs), "--redirects", "3", *_transformer_args(tmp_path, *flags)],
-            capture_output=True, text=True, env=_torchrun_env(), cwd=Path(__file__).parent.parent, timeout=300)
+            capture_output=True, text=True, env={**_torchrun_env(), **env}, cwd=Path(__file__).parent.parent,
+            timeout=300)
         assert result.returncode != 0 and result.stderr.count("exitcode  : 2 ") == 2, result.stderr  # both ranks
         said = {int(path.parent.name): path.read_text() for path in logs.glob("*/attempt_0/*/stderr.log")}
         printed = "".join(path.read_text() for path in logs.glob("*/attempt_0/*/stdout.log"))
@@ -244,19 +253,21 @@ def test_under_torchrun_a_refusal_ends_every_process_with_status_2_and_one_line(
 
 
 def test_two_processes_with_torchruns_environment_refuse_with_status_2_each(tmp_path):
-    """The same processes without the launcher between them and the test: each one's status and output."""
-    flags, line = _refusals(tmp_path)[0]
-    port = _free_port()
-    processes = [subprocess.Popen([sys.executable, *_transformer_args(tmp_path, *flags)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent,
-                                  env={**_torchrun_env(), "RANK": str(rank), "WORLD_SIZE": "2",
-                                       "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": "2",
-                                       "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
-                 for rank in (0, 1)]
-    (out0, err0), (out1, err1) = (process.communicate(timeout=300) for process in processes)
-    assert [process.returncode for process in processes] == [2, 2], (err0, err1)
-    assert err0.startswith(line) and len(err0.splitlines()) == 1 and err1 == "", (err0, err1)
-    assert "Traceback" not in out0 + out1 + err0 + err1
+    """The same processes without the launcher between them and the test: each one's status and output,
+    for a refusal of rank 0 alone and one of every process before joining."""
+    refusals = _refusals(tmp_path)
+    for flags, line, env in (refusals[0], refusals[-1]):
+        port = _free_port()
+        processes = [subprocess.Popen([sys.executable, *_transformer_args(tmp_path, *flags)], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent,
+                                      env={**_torchrun_env(), **env, "RANK": str(rank), "WORLD_SIZE": "2",
+                                           "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": "2",
+                                           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
+                     for rank in (0, 1)]
+        (out0, err0), (out1, err1) = (process.communicate(timeout=300) for process in processes)
+        assert [process.returncode for process in processes] == [2, 2], (err0, err1)
+        assert err0.startswith(line) and len(err0.splitlines()) == 1 and err1 == "", (err0, err1)
+        assert "Traceback" not in out0 + out1 + err0 + err1
 
 
 OVERFITS = replace(TINY, epochs=25, dropout=0.0, heldout_every=4, patience=3, eval_every=2, checkpoint_every=100)

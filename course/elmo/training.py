@@ -127,16 +127,21 @@ def train_elmo(corpus, config: ElmoConfig | None = None, progress: bool = True,
     """
     config = config or preset("cpu")
     device = resolve_device(config.device)
-    dtype = autocast_dtype(config.precision, device)  # refuses fp16 on a CPU before any work
     world = distributed.start(device)
     progress, checkpoint = progress and world.writer, checkpoint if world.writer else None
-    train_sentences, heldout_sentences = split_heldout(corpus, config)
-    if len(train_sentences) == 0:
-        raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
-    words, characters = vocabularies(corpus, train_sentences, config)
-    model, saved = world.together(  # rank 0 reads the checkpoint (a refusal ends every process) ...
-        lambda: resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None))
-    saved = world.agree(saved)  # ... and every process resumes from it
+
+    def checked():
+        """What is refused before any work, agreed by every process (the checkpoint only rank 0 reads)."""
+        dtype = autocast_dtype(config.precision, device)  # refuses fp16 on a CPU
+        train_sentences, heldout_sentences = split_heldout(corpus, config)
+        if len(train_sentences) == 0:
+            raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
+        words, characters = vocabularies(corpus, train_sentences, config)
+        resumed = resume_checkpoint(checkpoint, config, Elmo.load, corpus, words.words) if resume else (None, None)
+        return dtype, train_sentences, heldout_sentences, words, characters, *resumed
+
+    dtype, train_sentences, heldout_sentences, words, characters, model, saved = world.together(checked)
+    saved = world.agree(saved)  # rank 0 read the checkpoint, every process resumes from it
     if model is None:
         model = Elmo(config, words, characters)
     if saved is not None and not world.writer:

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import distributed
 from ..divergence import check_loss, check_weights, smaller
+from ..errors import SettingError
 from .best import KeepBest, epoch_position, measures
 from .generators import random_state
 from .resume import batch_order, check_batch_order
@@ -53,6 +54,18 @@ def schedule_step(epoch: int, batch_in_epoch: int, steps_per_epoch: int, process
     done = min(batch_in_epoch, processes * steps_per_epoch)
     steps, rest = divmod(done, processes)
     return epoch * steps_per_epoch + (steps if rest == 0 else done / processes)
+
+
+def check_steps(batches: int, world: distributed.World, batch_tokens: int) -> None:
+    """Refuse an epoch of fewer batches than processes, which would take no step.
+
+    Raises:
+        SettingError: one line saying how many batches there are, and what to change.
+    """
+    if world.steps(batches) == 0:
+        raise SettingError(f"the training sentences make {batches} batch{'es' if batches != 1 else ''} of "
+                           f"--batch-tokens {batch_tokens}, fewer than the {world.size} processes that take one each a "
+                           "step: use a smaller --batch-tokens, fewer processes or a larger corpus")
 
 
 class Limits:
@@ -89,6 +102,7 @@ class Run:
         self.identity = identity
         self.world = world
         batches = len(train.batches(self.config.batch_tokens))
+        world.together(lambda: check_steps(batches, world, self.config.batch_tokens))
         self.steps_per_epoch = world.steps(batches)
         self.total_steps = self.config.epochs * self.steps_per_epoch
         self.saved, self.order = saved, None  # the checkpoint resumed from; the current epoch's batch order

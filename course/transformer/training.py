@@ -110,14 +110,20 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     device = resolve_device(config.device)
     world = distributed.start(device)
     progress, checkpoint = progress and world.writer, checkpoint if world.writer else None
-    train_sentences, heldout_sentences = split_heldout(corpus, config)
-    if len(train_sentences) == 0:
-        raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
-    words = vocabulary(corpus, train_sentences, config)
-    model, saved = world.together(  # rank 0 reads the checkpoint (a refusal ends every process) ...
-        lambda: resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume
-        else (None, None))
-    saved = world.agree(saved)  # ... and every process resumes from it
+
+    def checked():
+        """What is refused before any work, agreed by every process (the checkpoint only rank 0 reads)."""
+        precision_dtype(config, device)  # refuses fp16 on a CPU
+        train_sentences, heldout_sentences = split_heldout(corpus, config)
+        if len(train_sentences) == 0:
+            raise SettingError(f"corpus {corpus.name!r} has too few sentences to train on ({corpus.num_sentences})")
+        words = vocabulary(corpus, train_sentences, config)
+        resumed = resume_checkpoint(checkpoint, config, Transformer.load, corpus, words.words) if resume else (None,
+                                                                                                             None)
+        return train_sentences, heldout_sentences, words, *resumed
+
+    train_sentences, heldout_sentences, words, model, saved = world.together(checked)
+    saved = world.agree(saved)  # rank 0 read the checkpoint, every process resumes from it
     if model is None:
         model = Transformer(config, words, device=str(device))
     if saved is not None and not world.writer:
