@@ -85,7 +85,7 @@ SHARE = Range(0, 1, high_open=True)  # dropout: a probability below 1
 FRACTION = Range(0, 1, low_open=True, high_open=True)  # a share strictly between none and all
 COUNT = Range(1, 2**31 - 1)  # word counts and vocabulary sizes
 SIZE = Range(1, 10_000)  # layer sizes of the networks
-VECTOR_SIZE = Range(1, 10**12)  # static vectors: what fits is checked against the corpus before training
+VECTOR_SIZE = Range(1, 10**12)  # word vectors: what fits in memory is checked before training
 EPOCHS = Range(1, 10_000)
 BATCH = Range(1, 10_000_000)  # examples, entries or tokens per step
 STEPS = Range(1, 10**9)  # steps between checkpoints or measurements

@@ -118,6 +118,9 @@ def notebook_solution(notebook: str, grade_id: str):
     [cell] = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id]
     assert cell.metadata["nbgrader"]["solution"] and "### BEGIN SOLUTION" in cell.source
     namespace = {"np": np, "weighting": weighting}
+    for earlier in cells[:cells.index(cell)]:  # the notebook's own answers the solution builds on (04's weighting)
+        if earlier.metadata.get("nbgrader", {}).get("solution") and earlier.cell_type == "code":
+            exec(compile(earlier.source, f"{notebook}:earlier", "exec"), namespace)
     exec(compile(cell.source, f"{notebook}:{grade_id}", "exec"), namespace)
     return namespace[grade_id]
 

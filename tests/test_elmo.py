@@ -346,7 +346,7 @@ def test_eval_every_is_an_option_of_train_elmo_and_nonsense_is_refused():
                                      "--eval-every", "5000"])
     assert from_options(ElmoConfig, args, base=preset(args.preset)) == preset("gpu", eval_every=5_000)
     assert preset("gpu").eval_every is None and preset("cpu").eval_every is None  # after every epoch
-    with pytest.raises(SettingError, match="eval_every must be at least 1"):
+    with pytest.raises(SettingError, match="eval_every must be from 1"):
         replace(TINY, eval_every=0)
 
 

@@ -380,9 +380,11 @@ def test_eval_every_on_the_command_line(tmp_path, capsys, private_cache):
     model = Transformer.load(out, device="cpu")
     assert model.config.eval_every == 3 and [entry["step"] for entry in model.state.heldout][:2] == [3, 6]
     capsys.readouterr()
-    assert main([*common, "--eval-every", "0", "--out", str(tmp_path / "other.pt")]) == 2
+    with pytest.raises(SystemExit) as stop:  # out of its range: the parser refuses it
+        main([*common, "--eval-every", "0", "--out", str(tmp_path / "other.pt")])
+    assert stop.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()
-    assert len(error) == 1 and error[0].startswith("error: eval_every must be at least 1")
+    assert len(error) == 1 and error[0].startswith("error: argument --eval-every: must be from 1")
     assert not (tmp_path / "other.pt").exists()
 
 
@@ -513,7 +515,7 @@ def test_presets_and_nonsense_settings():
              (lambda: tiny(dim=30, heads=4), "dim (30) must be divisible by heads (4)"),
              (lambda: tiny(objective="prefix"), "objective must be one of causal, masked"),
              (lambda: tiny(max_positions=2), "max_positions must be at least 3"),
-             (lambda: tiny(mask_share=0), "mask_share must be in (0, 1)"),
+             (lambda: tiny(mask_share=0), "mask_share must be above 0 and below 1"),
              (lambda: tiny(softmax="sampled"), "softmax must be one of full, adaptive"),
              (lambda: tiny(adaptive_cutoffs=(3_000, 2_000)), "adaptive_cutoffs must be one or more increasing"),
              (lambda: tiny(adaptive_cutoffs=()), "adaptive_cutoffs must be one or more increasing")]

@@ -24,7 +24,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from ..errors import SettingError
-from ..fields import BATCH, EPOCHS, EVALUATIONS, RATE, SEED, SHARE, SIZE, Range, check_settings, setting
+from ..fields import BATCH, EPOCHS, EVALUATIONS, RATE, SEED, SHARE, SIZE, VECTOR_SIZE, Range, check_settings, setting
 
 INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned", "bert", "bert-finetuned")
 PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)
@@ -45,7 +45,7 @@ class TaggerConfig:
                                     "fine-tuned biLM", INPUTS)
     elmo_at_output: bool = setting(False, "also concatenate the layers, with a mix of their own, to the BiLSTM's "
                                           "output ([h_k; ELMo_k]; elmo and bert inputs only)")
-    word_dim: int = setting(100, "size of the learned embeddings", range=SIZE)
+    word_dim: int = setting(100, "size of the learned embeddings", range=VECTOR_SIZE)
     hidden_dim: int = setting(100, "LSTM cells per direction", range=SIZE)
     dropout: float = setting(0.5, "dropout on the input vectors and on the BiLSTM's output", range=SHARE)
     elmo_dropout: float = setting(0.5, "dropout on the mixed ELMo vector", range=SHARE)
