@@ -2,6 +2,7 @@
 
     python benchmarks/word2vec_vs_gensim.py [--corpus wiki-en] [--epochs 5 20] [--repeats 3] [--variants sg-neg ...]
                                             [--batch-size N ...] [--undamped] [--device cpu]
+    python benchmarks/word2vec_vs_gensim.py --processes [--corpora lee wiki-en] [--repeats 3] [--variants ...]
 
 For each variant (skip-gram or CBOW, negative sampling or hierarchical softmax) and each number of
 epochs, trains ours and gensim.models.Word2Vec with dim 100, window 5, negative 5, min_count 5,
@@ -12,11 +13,23 @@ the ratios ours / gensim. Each pair of runs is repeated with seeds 1, 2, ... (ou
 alternately, so both see the same load on a shared machine, and with the same seed) and every figure
 is the median over the repeats: on this small corpus one run's scores move with its seed by more
 than the differences the table is read for.
+
+With ``--processes`` each training is a whole process, as a user runs it: ours is
+``python -m course train word2vec --corpus FILE --out VECTORS`` (with an empty cache: the text is
+read and tokenised), gensim a ``python -c`` of ``Word2Vec(LineSentence(FILE), ...)`` with the
+same settings, saving its vectors; the wall seconds run from the process's start to its exit:
+interpreter, imports, reading, vocabulary, training and the vectors file. Both read the same text
+file, the course's export of the corpus (``lee``: gensim's ``lee_background.cor``, which gensim's
+own tests train on; ``wiki-en``). Quality comes from the vectors files: analogies and WordSim-353,
+and on ``lee`` gensim's own sanity check, the rank of 'bombings' among the nearest words of
+'attacks' (gensim's tests want it below 50). Before the table, one run of ours is timed phase by
+phase on each corpus.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import threading
 import time
@@ -92,6 +105,141 @@ def run_gensim(sentences, arch, loss, epochs, seed, tree_vocab=None):
     return model.wv, seconds, memory.peak
 
 
+GENSIM_PROCESS = """
+import sys
+from gensim.models import Word2Vec
+from gensim.models.word2vec import LineSentence
+path, out, sg, hs, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+model = Word2Vec(LineSentence(path), vector_size=100, window=5, min_count=5, sample=1e-3, workers=2, seed=seed,
+                 sg=sg, hs=hs, negative=0 if hs else 5, epochs=5)
+model.wv.save_word2vec_format(out)
+"""
+
+PHASES = """
+import json, sys, time
+marks = [("start", time.perf_counter())]
+def mark(name):
+    marks.append((name, time.perf_counter()))
+import torch
+mark("import torch")
+from course.runtime import setup_cpu
+setup_cpu()
+from course.text.corpus import load_corpus
+from course.word2vec import Word2Vec, Word2VecConfig
+from course.word2vec.trainer import FastTrainer
+mark("import course")
+corpus = load_corpus(sys.argv[1], progress=False)
+mark("read and tokenise")
+arch, loss = sys.argv[2], sys.argv[3]
+config = Word2VecConfig(arch=arch, loss=loss, negative=0 if loss == "hs" else 5)
+model = Word2Vec.start(corpus, config)
+mark("vocabulary and tables")
+trainer = FastTrainer(model)
+mark("noise table or tree")
+trainer.train(corpus, progress=False)
+mark("training")
+model.save_vectors(sys.argv[4])
+mark("vectors file")
+print(json.dumps([(name, b - a) for (_, a), (name, b) in zip(marks, marks[1:])]))
+"""
+
+
+def corpus_file(name: str, folder) -> str:
+    """The text file both implementations read: the course's export of corpus ``name``."""
+    import subprocess
+    import sys
+
+    source = name
+    if name == "lee":
+        from gensim.test.utils import datapath
+
+        source = datapath("lee_background.cor")
+    path = f"{folder}/{name}.txt"
+    subprocess.run([sys.executable, "-m", "course", "corpus", "export", source, "--out", path, "--quiet"],
+                   check=True, env=_fresh_cache(folder))
+    return path
+
+
+def _fresh_cache(folder) -> dict:
+    import os
+    import tempfile
+
+    return {**os.environ, "COURSE_CACHE": tempfile.mkdtemp(dir=folder)}
+
+
+def timed_process(command, env=None) -> float:
+    """Wall seconds of ``command`` as a process of its own, from its start to its exit."""
+    import subprocess
+
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def process_quality(path, lee: bool) -> dict:
+    """Analogy total, WordSim-353 and (``lee``) the rank of 'bombings' for 'attacks' of a vectors file."""
+    from course.analysis.vectors import load_vectors
+
+    kv = load_vectors(path)
+    row = summary_row(evaluate_all(kv, methods=("3cosadd",)))
+    rank = float("nan")
+    if lee and "attacks" in kv and "bombings" in kv:
+        rank = [word for word, _ in kv.most_similar("attacks", topn=len(kv))].index("bombings")
+    return {"analogy total": row["analogy total"], "WordSim-353": row["WordSim-353"], "rank": rank}
+
+
+def compare_processes(args) -> None:
+    """The ``--processes`` tables: ours and gensim as whole processes, medians over the seeds."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    print(f"machine load before (uptime): {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
+          f"{os.getloadavg()[2]:.2f}; 2 worker threads each; 5 epochs, gensim's defaults\n")
+    start = timed_process([sys.executable, "-c", "pass"])
+    print(f"a bare interpreter: {start:.2f} s")
+    with tempfile.TemporaryDirectory() as folder:
+        files = {name: corpus_file(name, folder) for name in args.corpora}
+        for name, path in files.items():
+            out = f"{folder}/phases.txt"
+            result = subprocess.run([sys.executable, "-c", PHASES, path, "cbow", "neg", out], check=True,
+                                    capture_output=True, text=True, env=_fresh_cache(folder))
+            phases = json.loads(result.stdout.strip().splitlines()[-1])
+            print(f"ours, cbow-neg on {name}, in one process (s): "
+                  + ", ".join(f"{phase} {seconds:.2f}" for phase, seconds in phases))
+        header = (f"{'corpus':<8}{'variant':<10}{'impl':<8}{'seconds':>8}{'analogy':>9}{'WS353':>7}{'rank':>6}"
+                  f"{'  ours / gensim, time':>22}")
+        print("\n" + header + "\n" + "-" * len(header))
+        for name, path in files.items():
+            for variant in args.variants:
+                arch, loss = VARIANTS[variant]
+                runs = {"ours": [], "gensim": []}
+                for seed in range(1, args.repeats + 1):
+                    for impl in runs:
+                        out = f"{folder}/{impl}.txt"
+                        if impl == "ours":
+                            command = [sys.executable, "-m", "course", "train", "word2vec", "--corpus", path,
+                                       "--arch", arch, "--loss", loss, "--seed", str(seed), "--out", out, "--quiet"]
+                            seconds = timed_process(command, _fresh_cache(folder))
+                        else:
+                            command = [sys.executable, "-c", GENSIM_PROCESS, path, out, str(int(arch == "skipgram")),
+                                       str(int(loss == "hs")), str(seed)]
+                            seconds = timed_process(command)
+                        runs[impl].append({"seconds": seconds, **process_quality(out, name == "lee")})
+                medians = {impl: {key: statistics.median(run[key] for run in done) for key in done[0]}
+                           for impl, done in runs.items()}
+                for impl, row in medians.items():
+                    ratio = row["seconds"] / medians["gensim"]["seconds"]
+                    rank = "-" if math.isnan(row["rank"]) else f"{row['rank']:.0f}"
+                    print(f"{name:<8}{variant:<10}{impl:<8}{row['seconds']:>8.2f}{100 * row['analogy total']:>8.1f}%"
+                          f"{row['WordSim-353']:>7.3f}{rank:>6}"
+                          f"{'' if impl == 'gensim' else f'{ratio:>20.2f}x'}", flush=True)
+    print(f"\nmachine load after (uptime): {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
+          f"{os.getloadavg()[2]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="wiki-en")
@@ -106,7 +254,13 @@ def main() -> None:
                         help="HS: also run ours without damping the tree nodes' steps ('ours-undamped')")
     parser.add_argument("--gensim-our-tree", action="store_true",
                         help="HS: also run gensim on our Huffman tree ('gensim-ourtree'): ties make trees differ")
+    parser.add_argument("--processes", action="store_true",
+                        help="whole processes, as a user runs them: wall time from start to exit, and quality")
+    parser.add_argument("--corpora", nargs="+", default=["lee", "wiki-en"],
+                        help="--processes: lee (gensim's lee_background.cor) and/or course corpora")
     args = parser.parse_args()
+    if args.processes:
+        return compare_processes(args)
     corpus = load_corpus(args.corpus, progress=False)
     sentences = list(corpus)
     our_vocab = Vocabulary.from_corpus(corpus, min_count=5, specials=())
