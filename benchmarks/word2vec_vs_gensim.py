@@ -73,9 +73,11 @@ class PeakMemory:
         self.peak = max(self.peak, _rss_bytes() - self.start)
 
 
-def run_ours(corpus, arch, loss, epochs, seed, device="cpu", batch_size=None, damp_tree_steps=True):
+def run_ours(corpus, arch, loss, epochs, seed, device="cpu", batch_size=None, damped=True):
+    """Ours in this process; ``damped=False``: neither the tree's nodes nor the input words damped."""
     config = Word2VecConfig(arch=arch, loss=loss, epochs=epochs, threads=2, negative=5 if loss == "neg" else 0,
-                            seed=seed, device=device, batch_size=batch_size, damp_tree_steps=damp_tree_steps)
+                            seed=seed, device=device, batch_size=batch_size, damp_tree_steps=damped,
+                            damp_input_steps=damped)
     train_word2vec(corpus.head(1000), config, progress=False)  # imports and first calls, outside the clock
     with PeakMemory() as memory:
         start = time.perf_counter()
@@ -251,7 +253,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, nargs="+", default=[None],
                         help="ours: pairs (skip-gram) or windows (CBOW) per update; several to compare")
     parser.add_argument("--undamped", action="store_true",
-                        help="HS: also run ours without damping the tree nodes' steps ('ours-undamped')")
+                        help="also run ours without damping the summed steps (HS: the tree nodes'; negative "
+                             "sampling: the input words') ('ours-undamped')")
     parser.add_argument("--gensim-our-tree", action="store_true",
                         help="HS: also run gensim on our Huffman tree ('gensim-ourtree'): ties make trees differ")
     parser.add_argument("--processes", action="store_true",
@@ -277,7 +280,7 @@ def main() -> None:
         arch, loss = VARIANTS[name]
         for epochs in args.epochs:
             impls = {("ours" if size is None else f"ours/{size}"): (size, True) for size in args.batch_size}
-            if args.undamped and loss == "hs":
+            if args.undamped:
                 impls.update({f"{impl}-undamped": (size, False) for impl, (size, _) in list(impls.items())})
             others = ["gensim", *(["gensim-ourtree"] if args.gensim_our_tree and loss == "hs" else [])]
             runs = {impl: [] for impl in [*impls, *others]}
