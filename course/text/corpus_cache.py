@@ -210,4 +210,6 @@ def _read_arrays(path: Path) -> dict[str, np.ndarray]:
                                      f"{min(member.file_size, file_size):,}")
             with archive.open(member) as handle:  # numpy reads it in chunks; the zip checks its CRC at the end
                 arrays[name] = np.lib.format.read_array(handle, allow_pickle=False)
+                if handle.read(1 << 16):  # reading to the end is what makes the zip check the CRC
+                    raise ValueError(f"the array {name!r} is followed by bytes no array holds")
     return arrays
