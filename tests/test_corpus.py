@@ -205,6 +205,19 @@ def _rewrite_with_header(path, **changes):
     write_cached(path, {**arrays, **changes}, {key: meta[key] for key in ("name", "language", "source")})
 
 
+def _member_data(raw, name):
+    """``(start, end)``: where the stored bytes of the zip member ``name`` lie in ``raw``."""
+    import io
+    import struct
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as archive:
+        member = archive.getinfo(name)
+    name_length, extra_length = struct.unpack("<HH", raw[member.header_offset + 26:member.header_offset + 30])
+    start = member.header_offset + 30 + name_length + extra_length
+    return start, start + member.compress_size
+
+
 def _damage(kind, path):
     arrays = _arrays(path)
     ids, offsets = arrays["token_ids"], arrays["offsets"]
@@ -212,9 +225,10 @@ def _damage(kind, path):
         path.write_bytes(b"")
     elif kind == "truncated zip":
         path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
-    elif kind == "flipped byte":  # the zip's CRC tells
+    elif kind == "flipped byte":  # in the middle of the token ids' data: the zip's CRC tells
         raw = bytearray(path.read_bytes())
-        raw[len(raw) // 2] ^= 0xFF
+        start, end = _member_data(raw, "token_ids.npy")
+        raw[(start + end) // 2] ^= 0xFF
         path.write_bytes(bytes(raw))
     elif kind == "cut token_ids":
         _rewrite(path, token_ids=ids[:10])
@@ -493,3 +507,27 @@ def test_a_link_to_a_folder_outside_the_cache_is_not_deleted(tmp_path, private_c
         load_corpus(text, progress=False)
     assert "\n" not in str(refused.value)
     assert (elsewhere / "precious.txt").read_text() == "keep me" and path.is_symlink()
+
+
+def test_a_byte_flipped_anywhere_in_the_cache_is_caught_or_harmless(tmp_path, private_cache, capsys):
+    """Every byte of the cache file flipped in turn: either the load says so in one note and
+    rebuilds, or the byte was one the reading never depends on (a zip timestamp, say) and the
+    corpus read is exactly the one cached. Never an error, never other tokens."""
+    text, fresh, path = _cached_story(tmp_path)
+    whole = path.read_bytes()
+    start, end = _member_data(whole, "token_ids.npy")
+    caught = 0
+    for position in range(len(whole)):
+        raw = bytearray(whole)
+        raw[position] ^= 0xFF
+        path.write_bytes(bytes(raw))
+        capsys.readouterr()
+        read = load_corpus(text, progress=False)
+        note = capsys.readouterr().err.strip().splitlines()
+        assert len(note) <= 1, (position, note)
+        caught += len(note)
+        if start <= position < end:
+            assert note, position  # the data itself changed: the CRC or the checks must tell
+        assert read.types == fresh.types, position
+        assert np.array_equal(read.token_ids, fresh.token_ids) and np.array_equal(read.offsets, fresh.offsets), position
+    assert caught > (end - start)  # more than the token ids' bytes were caught
