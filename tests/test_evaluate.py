@@ -119,10 +119,11 @@ def test_vectors_files_text_binary_and_broken(tmp_path, wiki_vectors):
         np.testing.assert_allclose(loaded.vectors, wiki_vectors.vectors, rtol=1e-5, atol=1e-6)
     text = (tmp_path / "v0").read_bytes()
     (tmp_path / "cut").write_bytes(text[: len(text) // 2])
-    with pytest.raises(VectorsFileError, match="cut: truncated or malformed"):
+    with pytest.raises(VectorsFileError, match=r"cut, line [\d,]+: truncated or malformed word2vec text file: "
+                                               r"expected a word and 40 numbers, found \d+"):
         load_vectors(tmp_path / "cut")
     (tmp_path / "notes").write_text("hello there\n")
-    with pytest.raises(VectorsFileError, match="not a word2vec-format file"):
+    with pytest.raises(VectorsFileError, match="not a vectors file the course reads: its first line is neither"):
         load_vectors(tmp_path / "notes")
     with pytest.raises(VectorsFileError, match="no such vectors file"):
         load_vectors(tmp_path / "nothing")
@@ -215,7 +216,8 @@ def test_supported_questions_are_scored_like_a_file(tmp_path, wiki_vectors, wiki
     ("inf.txt", b"2 2\nking inf 0.2\nqueen 0.2 0.1\n", "inf.txt, line 2: the vector of 'king' holds NaN or infinity"),
     ("huge.txt", b"1 2\nking 1e39 0.2\n", "huge.txt, line 2: the vector of 'king' holds NaN or infinity"),
     ("fewer.txt", b"1 2\nking 0.1 0.2\nqueen 0.2 0.1\n", "fewer.txt, line 3: its first line declares 1 word, but"),
-    ("letters.txt", b"1 2\nking 0.1 abc\n", "letters.txt, line 2: truncated or malformed word2vec file: b'abc'"),
+    ("letters.txt", b"1 2\nking 0.1 abc\n",
+     "letters.txt, line 2: truncated or malformed word2vec text file: b'abc' is not a number"),
 ])
 def test_vectors_files_that_are_wrong_are_refused_in_one_line(tmp_path, name, content, message):
     (tmp_path / name).write_bytes(content)
@@ -230,11 +232,12 @@ def test_binary_vectors_files_that_are_wrong_are_refused(tmp_path):
                                                  + b"\n" for word, vector in entries) + tail
 
     cases = {
-        "dup.bin": (binary(2, [("king", [1, 2]), ("king", [3, 4])]), "word 2: the word 'king' appears again"),
+        "dup.bin": (binary(2, [("king", [1, 2]), ("king", [3, 4])]), "dup.bin: the word 'king' appears more than once"),
         "nan.bin": (binary(2, [("king", [1, 2]), ("queen", [np.nan, 4])]), "word 2: the vector of 'queen' holds NaN"),
         "more.bin": (binary(1, [("king", [1, 2]), ("queen", [3, 4])]), "declares 1 word, and more bytes follow"),
         "cut.bin": (binary(3, [("king", [1, 2]), ("queen", [3, 4])], b"x" * 8),
-                    "truncated or malformed word2vec file: its first line declares 3 words, and it ends in word 3"),
+                    "truncated or malformed word2vec binary file: its first line declares 3 words of 2 dimensions, "
+                    "and the file ends before the last of them"),
     }
     for name, (content, message) in cases.items():
         (tmp_path / name).write_bytes(content)

@@ -224,7 +224,7 @@ def test_bad_inputs_give_one_line_status_2_and_write_nothing(tmp_path, capsys):
     one_line_error(capsys, [tmp_path / "missing.txt", "--out", out], "missing.txt", "no such vectors file")
     not_vectors = tmp_path / "notes.txt"
     not_vectors.write_text("these are notes, not vectors\n", encoding="utf-8")
-    one_line_error(capsys, [not_vectors, "--out", out], "not a word2vec-format file")
+    one_line_error(capsys, [not_vectors, "--out", out], "not a vectors file the course reads")
     one_line_error(capsys, [source, "--out", out, "--words", tmp_path / "nowords.txt"], "no such word list")
     unknown = tmp_path / "unknown.txt"
     unknown.write_text("w1\nqueen\nking\n", encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..analysis.vectors import FORMATS
 from ..fields import COUNT, EPOCHS, INPUT, OUTPUT, PATIENCE, ROLE, STEPS, TEXT, Range, bounded
 from ..teaching.sandbox import MIN_MEMORY, MIN_MEMORY_TEXT
 
@@ -20,6 +21,15 @@ patience = bounded(int, PATIENCE, "patience")
 seconds = bounded(int, Range(1, 7 * 24 * 3_600), "seconds")  # at most a week
 jobs = bounded(int, Range(1, 64), "jobs")
 processes = bounded(int, Range(1, 1 << 20), "processes")
+
+VECTORS_FORMAT_HELP = ("how to read the vectors: word2vec (text, first line 'words dimensions'), word2vec-binary, "
+                       "glove (text without that first line), kv (gensim's KeyedVectors.save; a pickle, so only a "
+                       "file you trust); default auto: kv for a name ending .kv, else told from the first line")
+
+
+def add_vectors_format(parser: argparse.ArgumentParser, flag: str = "--format") -> None:
+    """The option that says how ``parser``'s vectors file is read (:data:`course.analysis.vectors.FORMATS`)."""
+    parser.add_argument(flag, choices=FORMATS, default="auto", help=VECTORS_FORMAT_HELP)
 
 
 def declare_paths(parser: argparse.ArgumentParser, inputs=(), outputs=(), text=()) -> None:

@@ -5,7 +5,7 @@ on a build's models.
 from __future__ import annotations
 
 from ..edition import EDITIONS
-from .arguments import check_fits, declare_paths
+from .arguments import add_vectors_format, check_fits, declare_paths
 from .output import check_json_out, write_json
 
 
@@ -18,7 +18,7 @@ def probe(args) -> int:
     resolve_device(args.device)  # no CUDA: say so, rather than blame the model file
     check_json_out(args.json)
     probes = read_probes(args.probes, split=args.split)
-    context_vectors = load_vectors(args.context_vectors) if args.context_vectors else None
+    context_vectors = load_vectors(args.context_vectors, args.context_vectors_format) if args.context_vectors else None
     model = Elmo.load(args.model, device=args.device)
     sentences = [probe.tokens for probe in probes]
     check_fits(model, sentences, f"--model {args.model}")  # an English biLM under Chinese probes, say
@@ -56,7 +56,9 @@ def add_parser(subparsers) -> None:
     prober.add_argument("--split", default=None, metavar="dev|test",
                         help="only the sentences of this split (the file needs a split column); default: all")
     prober.add_argument("--context-vectors", default=None, metavar="FILE",
-                        help="static word vectors (word2vec text or binary format) for the bag-of-context control")
+                        help="static word vectors for the bag-of-context control: word2vec text or binary, GloVe "
+                             "text, or gensim's .kv (see --context-vectors-format)")
+    add_vectors_format(prober, "--context-vectors-format")
     prober.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     prober.add_argument("--device", default="auto", help="auto (CUDA if present), cpu or cuda")
     declare_paths(prober, inputs=("model", "probes", "context_vectors"), outputs=("json",), text=("split", "device"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from ..paths import claim_output
-from .arguments import check_fits, count, declare_paths, epochs, patience, steps
+from .arguments import add_vectors_format, check_fits, count, declare_paths, epochs, patience, steps
 from .output import check_checkpoint, check_json_out, write_json
 
 
@@ -25,7 +25,7 @@ def train_tagger_command(args) -> int:
     check_checkpoint(args)
     labels = int(args.labels) if args.labels.isdigit() else args.labels  # "all", or refused below
     if config.input in ("word2vec", "glove") and not args.vectors:
-        raise SettingError(f"--input {config.input} needs --vectors FILE (a word2vec-format file, e.g. from "
+        raise SettingError(f"--input {config.input} needs --vectors FILE (a vectors file, e.g. from "
                            f"python -m course train {'glove' if config.input == 'glove' else 'word2vec'})")
     if config.input.startswith("elmo") and not args.elmo:
         raise SettingError(f"--input {config.input} needs --elmo FILE (a model from python -m course train elmo)")
@@ -36,7 +36,7 @@ def train_tagger_command(args) -> int:
     if args.vectors:
         from ..analysis.vectors import load_vectors
 
-        vectors = load_vectors(args.vectors)
+        vectors = load_vectors(args.vectors, args.vectors_format)
     if args.elmo:
         from ..elmo import Elmo
 
@@ -136,7 +136,10 @@ def add_parser(subparsers) -> None:
                                    help="a BiLSTM named-entity tagger on People's Daily, with one of five inputs")
     tagger.add_argument("--labels", default="all", metavar="N|all",
                         help="labelled training sentences, drawn with --seed (default: all of the training split)")
-    tagger.add_argument("--vectors", default=None, help="word2vec-format vectors for --input word2vec or glove")
+    tagger.add_argument("--vectors", default=None,
+                        help="vectors for --input word2vec or glove: word2vec text or binary, GloVe text, or "
+                             "gensim's .kv (see --vectors-format)")
+    add_vectors_format(tagger, "--vectors-format")
     tagger.add_argument("--elmo", default=None, help="an ELMo model file for --input elmo or elmo-finetuned")
     tagger.add_argument("--bert", default=None, help="a Transformer model file for --input bert or bert-finetuned")
     tagger.add_argument("--data", default=None,

@@ -38,12 +38,12 @@ TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 def export_projector(vectors, out: str | os.PathLike, limit: int | None = None, words: Sequence[str] | None = None,
                      normalise: bool = False, metadata: Mapping[str, Mapping[str, object]] | None = None,
-                     name: str | None = None) -> dict[str, Path]:
+                     name: str | None = None, format: str = "auto") -> dict[str, Path]:
     """Write ``vectors`` into the folder ``out`` as the Embedding Projector reads them.
 
     Args:
-        vectors: a word2vec-format file (text or binary, read by :func:`course.analysis.vectors.load_vectors`)
-            or a gensim ``KeyedVectors``.
+        vectors: a vectors file (word2vec text or binary, GloVe text or gensim's ``.kv``, read by
+            :func:`course.analysis.vectors.load_vectors`) or a gensim ``KeyedVectors``.
         out: the folder to write into (made if missing); the three files in it are replaced.
         limit: keep the first ``limit`` rows (of the file's order, or of ``words``).
         words: only these words, in this order (repeats are kept once); every one must have a vector.
@@ -52,6 +52,7 @@ def export_projector(vectors, out: str | os.PathLike, limit: int | None = None, 
         metadata: further columns, ``{column name: {word: value}}``; a word with no value gets an
             empty cell (the Projector reads it as missing).
         name: the tensor's name in TensorBoard (default: the vectors file's name without suffix).
+        format: how the file is read, one of :data:`course.analysis.vectors.FORMATS` (default: told from it).
 
     Returns:
         ``{"vectors": path, "metadata": path, "config": path}``.
@@ -71,7 +72,7 @@ def export_projector(vectors, out: str | os.PathLike, limit: int | None = None, 
     columns = dict(metadata or {})
     _check_columns(columns)
     in_memory = hasattr(vectors, "index_to_key")
-    kv = vectors if in_memory else load_vectors(vectors)
+    kv = vectors if in_memory else load_vectors(vectors, format)
     label = "the vectors" if in_memory else str(vectors)
     if kv.vector_size < 2:
         raise VectorsFileError(f"{label}: has {kv.vector_size} dimension; the Projector needs at least 2")
