@@ -101,6 +101,8 @@ def load_vectors(path: str | os.PathLike, format: str = "auto"):
         words, vectors = _read_kv(path)
     else:
         words, vectors = _read_word2vec(path, format)
+    with np.errstate(over="ignore"):  # a .kv's float64 beyond float32 becomes infinity, refused below
+        vectors = np.asarray(vectors, dtype=np.float32)
     bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
     if len(bad):
         skip = {"word2vec": 2, "glove": 1}.get(format)
