@@ -172,3 +172,15 @@ def test_a_wrong_vectors_file_is_one_line_and_exit_2(tmp_path, capsys, name, con
     with pytest.raises(VectorsFileError):
         load_vectors(path, given)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_probes_context_vectors_are_read_in_the_format_given(formats, tmp_path, capsys):
+    paths, _ = formats
+    glove = paths["glove"]
+    for given, message in (("word2vec", ": not a word2vec-format file (the first line must be 'words dimensions'; a "
+                                        "GloVe file has no such line: give the format glove, or auto)"),
+                           ("kv", ": not a gensim KeyedVectors file (.kv): ")):
+        status = main(["probe", "--model", str(tmp_path / "no-model.pt"), "--probes", "en_polysemy.tsv", "--device",
+                       "cpu", "--context-vectors", str(glove), "--context-vectors-format", given])
+        error = capsys.readouterr().err.strip().splitlines()
+        assert status == 2 and len(error) == 1 and error[0].startswith(f"error: {glove}{message}"), error

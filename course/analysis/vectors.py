@@ -131,7 +131,7 @@ def detect_format(path: str | os.PathLike) -> str:
         return "word2vec-binary" if binary else "word2vec"
     if head.startswith(b"\x80") and len(head) > 1 and 2 <= head[1] <= 5:  # a pickle, protocol 2 to 5
         raise VectorsFileError(f"{path}: looks like a pickle, as gensim's .kv files are; to read it as one, name it "
-                               "*.kv or give --format kv (only for a file you trust: loading a pickle can run code)")
+                               "*.kv or give the format kv (only for a file you trust: loading a pickle can run code)")
     fields = first.split()
     if len(fields) >= 2 and b"\x00" not in first and all(_is_number(field) for field in fields[1:]):
         return "glove"
@@ -178,7 +178,7 @@ def _read_word2vec(path: Path, format: str) -> tuple[list[str], np.ndarray]:
             line_end = data.find(b"\n", start)
             if binary and _is_text_vector(data[start:line_end if line_end >= 0 else len(data)], dim):
                 raise VectorsFileError(f"{path}: read as word2vec binary, but its second line is a word and "
-                                       f"{_many(dim, 'number')} in text: give --format word2vec (or auto)")
+                                       f"{_many(dim, 'number')} in text: give the format word2vec (or auto)")
     repeated = _Repeated()
     gensim_log = logging.getLogger("gensim.models.keyedvectors")
     gensim_log.addHandler(repeated)
@@ -356,7 +356,8 @@ def _header(path: Path, data) -> tuple[int, int, int]:
         count, dim = (int(x) for x in data[:min(end, 100)].split())
     except ValueError:
         raise VectorsFileError(
-            f"{path}: not a word2vec-format file (the first line must be 'words dimensions')") from None
+            f"{path}: not a word2vec-format file (the first line must be 'words dimensions'; a GloVe file has no "
+            "such line: give the format glove, or auto)") from None
     if count < 1 or dim < 1:
         raise VectorsFileError(f"{path}: the first line declares {_many(count, 'word')} of {_many(dim, 'dimension')}; "
                                "a vectors file needs at least one of each")
