@@ -223,3 +223,21 @@ def test_corpus_commands_rebuild_a_damaged_cache_and_say_so(tmp_path):
     exported = run("corpus", "export", text, "--out", out, env=env)
     assert exported.returncode == 0 and "token ids from 0 to 1,000,000,000" in exported.stderr
     assert out.read_text(encoding="utf-8").splitlines()[:2] == ["the cat sat on the mat", "the dog sat too"]
+
+
+def test_version_is_the_projects_and_every_example_of_the_help_parses():
+    import shlex
+    import tomllib
+    from pathlib import Path
+
+    from course.cli import EXAMPLES, make_parser
+
+    declared = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]["version"]
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"python -m course {declared}", result
+    assert EXAMPLES in run("--help").stdout
+    examples = [line.split("  ", 2)[1].strip() for line in EXAMPLES.splitlines()
+                if line.startswith("  python -m course")]
+    assert len(examples) >= 5
+    for example in examples:
+        make_parser().parse_args(shlex.split(example)[3:])  # an example that no longer parses exits 2 here

@@ -52,9 +52,42 @@ class CourseParser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
+EXAMPLES = """examples:
+  python -m course corpus list                          the corpora the course ships
+  python -m course train word2vec --corpus wiki-en --out vectors.txt
+  python -m course evaluate vectors.txt                 similarity and analogy benchmarks
+  python -m course evaluate glove.6B.100d.txt --format glove
+  python -m course build --profile smoke                every notebook run and written as pages
+  python -m course assignments                          the student versions of the notebooks
+  python -m course grade submitted.ipynb --json marks.json
+
+python -m course COMMAND --help says more of each command; docs/command-line.md has them all."""
+
+
+def version() -> str:
+    """The installed package's version, or pyproject.toml's where the course runs from a checkout
+    that was never installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("word-vectors-course")
+    except PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        try:
+            return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "(version unknown)"
+
+
 def make_parser() -> argparse.ArgumentParser:
     """``python -m course``'s parser: each module's ``add_parser`` in the order ``--help`` lists them."""
-    parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On")
+    parser = CourseParser(prog="python -m course", description="Word Vectors, Hands-On", epilog=EXAMPLES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     corpus.add_parser(commands)
     vectors.add_parser(commands)
