@@ -241,3 +241,14 @@ def test_version_is_the_projects_and_every_example_of_the_help_parses():
     assert len(examples) >= 5
     for example in examples:
         make_parser().parse_args(shlex.split(example)[3:])  # an example that no longer parses exits 2 here
+
+
+def test_a_command_whose_extra_is_missing_says_which_to_install(tmp_path):
+    """nbformat hidden from the process, as after a plain pip install without [teach]."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text("import sys\n\nclass Hide:\n    def find_spec(self, name, path=None, target=None):\n"
+                       "        if name.partition('.')[0] in ('nbformat', 'papermill'):\n"
+                       "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n\n"
+                       "sys.meta_path.insert(0, Hide())\n")
+    result = run("editions", "check", env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
+    assert_one_line_error(result, "needs nbformat", "pip install 'word-vectors-course[teach]'")

@@ -28,11 +28,25 @@ def test_environment_yml_names_the_same_pins_as_requirements():
     assert conda == requirements
 
 
-def test_package_dependencies_are_all_pinned():
-    text = (ROOT / "pyproject.toml").read_text()
-    block = text.split("dependencies = [", 1)[1].split("]", 1)[0]
-    names = {re.split(r"[<>=!~ ]", item.strip().strip('",'))[0].lower() for item in block.splitlines() if item.strip()}
-    assert names - {""} <= set(_pins(ROOT / "requirements.txt")) | {"ipython"}
+def _requirement_names(items) -> set[str]:
+    return {re.split(r"[<>=!~\[ ]", item.strip())[0].lower().replace("_", "-") for item in items}
+
+
+def test_every_pin_is_a_dependency_or_an_extra_and_every_one_is_pinned():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = _requirement_names(project["dependencies"])
+    extras = {name: _requirement_names(items) - {"word-vectors-course"}
+              for name, items in project["optional-dependencies"].items()}
+    assert {"lab", "teach", "dev"} <= set(extras)
+    assert all(not runtime & names for names in extras.values()), "a runtime dependency repeated in an extra"
+    pins = set(_pins(ROOT / "requirements.txt"))
+    declared = runtime.union(*extras.values())
+    assert declared - pins <= {"ipython"}, f"not pinned in requirements.txt: {declared - pins - {'ipython'}}"
+    assert pins <= declared, f"pinned but in no dependency or extra: {pins - declared}"
+    assert {"papermill", "nbconvert", "nbclient", "nbformat", "nbgrader"} <= extras["teach"]
+    assert not {"pytest", "ruff", "nbval", "nbgrader"} & (runtime | extras["lab"])  # a student installs no tests
 
 
 def test_there_are_notebooks():

@@ -64,6 +64,11 @@ EXAMPLES = """examples:
 python -m course COMMAND --help says more of each command; docs/command-line.md has them all."""
 
 
+EXTRAS = {module: "teach" for module in ("papermill", "nbconvert", "nbclient", "nbformat", "jupyter_client",
+                                         "jupyter_server_mathjax", "nbgrader", "ipykernel")}
+"""The modules of pyproject.toml's extras that a command may import, by the extra that installs them."""
+
+
 def version() -> str:
     """The installed package's version, or pyproject.toml's where the course runs from a checkout
     that was never installed."""
@@ -122,6 +127,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except (CourseError, OSError) as exc:
         return _refused(exc)
+    except ModuleNotFoundError as exc:
+        extra = EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"error: python -m course {args.command} needs {exc.name}, which is not installed: "
+              f"pip install 'word-vectors-course[{extra}]' (or make setup in a checkout)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
