@@ -229,6 +229,15 @@ def test_student_versions_are_the_cells_nbgrader_generates(tmp_path):
         mine = nbformat.read(ours / path.name, as_version=4)
         assert [(c.cell_type, c.source) for c in mine.cells] == [(c.cell_type, c.source) for c in theirs.cells], \
             path.name
+        for index, (cell, released_cell) in enumerate(zip(mine.cells, theirs.cells, strict=True)):
+            locks = [(c.metadata.get("editable"), c.metadata.get("deletable"),
+                      c.metadata.get("nbgrader", {}).get("checksum"), c.metadata.get("nbgrader", {}).get("cell_type"))
+                     for c in (cell, released_cell)]
+            assert locks[0] == locks[1], (path.name, index)  # the same cell locks and checksums as nbgrader's
+        graded = [c for c in mine.cells if c.metadata.get("nbgrader", {}).get("grade")
+                  and not c.metadata["nbgrader"].get("solution")]
+        assert all(c.metadata["editable"] is False and c.metadata["deletable"] is False for c in graded), path.name
+        assert all(c.metadata["nbgrader"]["checksum"] for c in graded), path.name
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda path: path.stem)

@@ -44,6 +44,17 @@ def assignments_command(args) -> int:
     return 0
 
 
+def nbgrader_init_command(args) -> int:
+    from ..teaching.nbgrader_course import CELL_TIMEOUT, init_course
+
+    names = init_course(args.folder, args.notebooks, only=args.only, edition=args.edition, profile=args.profile)
+    print("\n".join(names))
+    print(f"wrote an nbgrader course of {len(names)} assignments to {args.folder} ({args.profile} profile, "
+          f"{CELL_TIMEOUT} s a cell); next: cd {args.folder} && nbgrader generate_assignment {names[0]}",
+          file=sys.stderr)
+    return 0
+
+
 def grade_command(args) -> int:
     from ..paths import check_writable
     from ..teaching.grading import grade_notebook
@@ -130,6 +141,20 @@ def add_parser(subparsers) -> None:
     grader.add_argument("--json", nargs="?", const="-", metavar="OUT", help="JSON to standard output or OUT")
     declare_paths(grader, inputs=("notebook", "source"), outputs=("json",))
     grader.set_defaults(handler=grade_command)
+
+    course = subparsers.add_parser("nbgrader", help="an nbgrader course folder of the notebooks, for nbgrader's own "
+                                                    "generate_assignment and autograde")
+    course_commands = course.add_subparsers(dest="nbgrader_command", required=True, metavar="ACTION")
+    init = course_commands.add_parser("init", help="write nbgrader_config.py and source/<assignment>/ into DIR")
+    init.add_argument("folder", type=Path, metavar="DIR", help="the course folder to make (missing or empty)")
+    init.add_argument("--notebooks", type=Path, default=None,
+                      help="the English teacher's notebooks (the Chinese ones are in its zh/); default: notebooks/")
+    init.add_argument("--only", default=None, help="only the notebooks whose name contains this")
+    init.add_argument("--edition", choices=EDITIONS, default="en", help="en or zh (notebooks/zh/); default en")
+    init.add_argument("--profile", choices=("full", "smoke"), default="smoke",
+                      help="the profile nbgrader's kernels run the notebooks in (default smoke)")
+    declare_paths(init, inputs=("notebooks",), outputs=("folder",), text=("only",))
+    init.set_defaults(handler=nbgrader_init_command)
 
     modeller = subparsers.add_parser("models", help="pack a build's models into one file, or unpack one handed out")
     model_commands = modeller.add_subparsers(dest="models_command", required=True, metavar="ACTION")

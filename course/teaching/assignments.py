@@ -242,7 +242,24 @@ def student_version(notebook, name: str = "notebook"):
             cell.source = stub
         if BEGIN_HIDDEN_TESTS in cell.source:
             cell.source = _replace_regions(cell.source, BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS, None)
+        _lock_and_sum(cell)
     return student
+
+
+def _lock_and_sum(cell) -> None:
+    """Lock ``cell`` and record its checksum as ``nbgrader generate_assignment`` does (its LockCells
+    and ComputeChecksums with their defaults), so JupyterLab will not let a student edit or delete a
+    grade cell, or delete an answer cell, and nbgrader can tell a changed cell."""
+    from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
+
+    if is_solution(cell):
+        cell.metadata["deletable"] = False
+    elif is_grade(cell) or is_locked(cell):
+        cell.metadata["deletable"] = False
+        cell.metadata["editable"] = False
+    if is_grade(cell) or is_solution(cell) or is_locked(cell):
+        cell.metadata.nbgrader["checksum"] = compute_checksum(cell)
+        cell.metadata.nbgrader["cell_type"] = cell.cell_type
 
 
 def write_student_versions(out: str | Path | None = None, notebooks: str | Path | None = None) -> list[Path]:
