@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...edition import current_edition, text
 from ...text.vocab import Vocabulary
 
 RTOL = 1e-5  # relative tolerance of every comparison: room for float32 arithmetic, far below any mistake
@@ -65,15 +66,20 @@ class _Failures:
 
 
 def _sentence(message: str, where: str) -> str:
-    return f"{message} (with {where})."
+    return text("check with", message=message, where=where)
+
+
+def _subject(name: str) -> str:
+    """``name`` as the subject of a sentence: in Chinese a code name (``grad_center``) is set off from the
+    characters after it by a space."""
+    return f"{name} " if current_edition() == "zh" and name[-1:].isascii() and name[-1:].isalnum() else name
 
 
 def _start(function, name: str, seed: int | None, trials: int) -> tuple[np.random.Generator, _Failures]:
     if not callable(function):
-        raise TypeError(f"check_{name} takes your function itself, e.g. check_{name}({name}); "
-                        f"got {type(function).__name__}")
+        raise TypeError(text("check takes a function", name=name, got=type(function).__name__))
     if not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials must be a whole number of at least 1, got {trials!r}")
+        raise ValueError(text("check trials", trials=trials))
     return np.random.default_rng(seed), _Failures()
 
 
@@ -89,16 +95,17 @@ def _call(function, args: tuple, kwargs: dict | None = None, *, shapes: str):
     except NotImplementedError:
         raise
     except Exception as exc:
-        raise CheckFailed(f"Your function raised {type(exc).__name__}: {str(exc).rstrip('.')} "
-                          f"on inputs of shape {shapes}.") from exc
+        raise CheckFailed(text("check raised", error=type(exc).__name__, detail=str(exc).rstrip('.'),
+                               shapes=shapes)) from exc
 
 
 def _describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None:
-        return f"{type(value).__module__.split('.')[0]}.{type(value).__name__} of shape {tuple(shape)}"
+        return text("check described shape", kind=f"{type(value).__module__.split('.')[0]}.{type(value).__name__}",
+                    shape=tuple(shape))
     if isinstance(value, tuple | list):
-        return f"a {type(value).__name__} of {len(value)} items"
+        return text("check described items", kind=type(value).__name__, n=len(value))
     return f"{type(value).__name__} {value!r}"[:80]
 
 
@@ -109,13 +116,14 @@ def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str, f
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(f"{name} should be an array of numbers, got {_describe(value)} ({exc})",
+        raise CheckFailed(_sentence(text("check not numbers", name=_subject(name), got=_describe(value), error=exc),
                                     where)) from None
     if array.shape != shape:
         wanted = f"{symbols} = {shape}" if symbols else f"{shape}"
-        raise CheckFailed(_sentence(f"{name} should have shape {wanted}, got {array.shape}{hint}", where))
+        raise CheckFailed(_sentence(text("check wrong shape", name=_subject(name), wanted=wanted, shape=array.shape,
+                                         hint=hint), where))
     if finite and not np.all(np.isfinite(array)):
-        raise CheckFailed(_sentence(f"{name} contains nan or inf", where))
+        raise CheckFailed(_sentence(text("check not finite", name=_subject(name)), where))
     return array
 
 
@@ -124,12 +132,14 @@ def _number(value, name: str, where: str) -> float:
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(f"{name} should be one number, got {_describe(value)} ({exc})", where)) from None
+        raise CheckFailed(_sentence(text("check not one number", name=_subject(name), got=_describe(value),
+                                         error=exc), where)) from None
     if array.size != 1:
-        raise CheckFailed(_sentence(f"{name} should be one number, got an array of shape {array.shape}", where))
+        raise CheckFailed(_sentence(text("check not one number shape", name=_subject(name), shape=array.shape),
+                                    where))
     number = float(array.reshape(()))
     if not np.isfinite(number):
-        raise CheckFailed(_sentence(f"{name} is {number}", where))
+        raise CheckFailed(_sentence(text("check number is", name=_subject(name), number=number), where))
     return number
 
 
@@ -140,15 +150,16 @@ def _close(value, reference, atol: float = ATOL) -> bool:
 
 def _span(values) -> str:
     low, high = min(values), max(values)
-    return f"{low}" if low == high else f"{low} to {high}"
+    return f"{low}" if low == high else text("check span", low=low, high=high)
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+    """``number`` things, as the catalogue's ``check count <noun>`` (one) or ``check count <noun>s`` says it."""
+    return text(f"check count {noun}" if number == 1 else f"check count {noun}s", n=number)
 
 
 def _right(message: str) -> None:
-    print(f"Right: {message}")
+    print(text("check right", message=message))
 
 
 def _zipf_counts(rng: np.random.Generator, size: int) -> np.ndarray:
@@ -166,4 +177,4 @@ def _worst(value: np.ndarray, reference: np.ndarray) -> str:
     """Where two arrays differ most, in words."""
     index = np.unravel_index(np.argmax(np.abs(value - reference)), reference.shape)
     at = index[0] if len(index) == 1 else tuple(int(i) for i in index)
-    return f"the largest difference is {abs(value[index] - reference[index]):.3g} at index {at}"
+    return text("check worst", difference=abs(value[index] - reference[index]), at=at)
