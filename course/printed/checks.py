@@ -51,4 +51,148 @@ PRINTED: dict[str, dict[str, str]] = {
     "check count occurrences": {"en": "{n} occurrences", "zh": "{n} 个词例"},
     "check count input": {"en": "{n} input", "zh": "{n} 组输入"},
     "check count inputs": {"en": "{n} inputs", "zh": "{n} 组输入"},
+    "check got expected": {"en": "got {got:.6g}, expected {expected:.6g}",
+                           "zh": "实际为 {got:.6g}，应为 {expected:.6g}"},
+    "check and also": {"en": "{first}; and {second}", "zh": "{first}；另外，{second}"},
+    "check dict of words": {"en": "a dict of {n} words", "zh": "含 {n} 个词的 dict"},
+    # course.teaching.checks.word2vec: the negative-sampling loss and its gradients (notebook 02)
+    "check ns returns": {
+        "en": "Your function should return a tuple (loss, grad_center, grad_context, grad_noise) of 4 items, got {got}",
+        "zh": "你的函数应当返回含 4 项的元组 (loss, grad_center, grad_context, grad_noise)，实际返回的是 {got}"},
+    "check ns right": {"en": "the loss and its three gradients match on {trials} random inputs (d from {d}, k from "
+                             "{k}).",
+                       "zh": "在 {trials} 组随机输入上（d 取 {d}，k 取 {k}），损失及其三个梯度都与参考实现一致。"},
+    "check ns all signs": {
+        "en": "All three gradients have the wrong sign: they point uphill, the direction of gradient ascent; return "
+              "d loss / d v_c, d loss / d u_o and d loss / d u_k (the update subtracts them)",
+        "zh": "三个梯度的符号都反了：它们指向上坡，即梯度上升的方向；应返回 d loss / d v_c、d loss / d u_o 和 "
+              "d loss / d u_k（更新时减去它们）"},
+    "check ns swapped": {
+        "en": "grad_center and grad_context are swapped: grad_center is d loss / d v_c, the derivative with respect to "
+              "the centre word's input vector",
+        "zh": "grad_center 与 grad_context 弄反了：grad_center 是 d loss / d v_c，即损失对中心词输入向量的导数"},
+    "check ns sign": {
+        "en": "grad_{name} has the wrong sign: it is -d loss / d {symbol}, the direction of gradient ascent; return "
+              "the gradient itself",
+        "zh": "grad_{name} 的符号反了：它是 -d loss / d {symbol}，即梯度上升的方向；应返回梯度本身"},
+    "check ns center noise": {
+        "en": "grad_center is missing the noise words' part: every noise term -log σ(-u_k·v_c) depends on v_c too",
+        "zh": "grad_center 缺少噪声词的部分：每个噪声项 -log σ(-u_k·v_c) 也依赖于 v_c"},
+    "check ns center true": {"en": "grad_center is missing the true context word's part, from -log σ(u_o·v_c)",
+                             "zh": "grad_center 缺少真实上下文词的部分，即来自 -log σ(u_o·v_c) 的那一项"},
+    "check ns context sigma": {"en": "grad_context is off by v_c: the derivative of -log σ(x) is σ(x) - 1, not σ(x)",
+                               "zh": "grad_context 差了一个 v_c：-log σ(x) 的导数是 σ(x) - 1，不是 σ(x)"},
+    "check ns noise sigma": {
+        "en": "grad_noise treats the noise words like the true word: the derivative of -log σ(-x) with respect to x "
+              "is σ(x), not σ(x) - 1",
+        "zh": "grad_noise 把噪声词当成了真实的上下文词：-log σ(-x) 对 x 的导数是 σ(x)，不是 σ(x) - 1"},
+    "check ns gradient": {
+        "en": "grad_{name} does not match the gradient of the loss with respect to {symbol}: {worst}; compare it with "
+              "finite differences",
+        "zh": "grad_{name} 与损失对 {symbol} 的梯度不符：{worst}；请用有限差分对照检查"},
+    "check ns loss sign": {
+        "en": "The loss has the wrong sign: -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c) is a positive number to minimise "
+              "({got})",
+        "zh": "损失的符号反了：-log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c) 是一个要最小化的正数（{got}）"},
+    "check ns loss noise term": {"en": "The loss is missing the noise term -Σ_k log σ(-u_k·v_c) ({got})",
+                                 "zh": "损失缺少噪声项 -Σ_k log σ(-u_k·v_c)（{got}）"},
+    "check ns loss noise sign": {
+        "en": "The noise term has the wrong sign inside σ: each noise word adds -log σ(-u_k·v_c), not "
+              "-log σ(u_k·v_c) ({got})",
+        "zh": "噪声项中 σ 里面的符号反了：每个噪声词贡献的是 -log σ(-u_k·v_c)，而不是 -log σ(u_k·v_c)（{got}）"},
+    "check ns loss true term": {"en": "The loss is missing the true context word's term -log σ(u_o·v_c) ({got})",
+                                "zh": "损失缺少真实上下文词的项 -log σ(u_o·v_c)（{got}）"},
+    "check ns loss noise mean": {"en": "The loss averages the k noise terms; it sums them ({got})",
+                                 "zh": "损失对 k 个噪声项取了平均；应当求和（{got}）"},
+    "check ns loss wrong": {"en": "The loss is wrong: {got}; it is -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c)",
+                            "zh": "损失不对：{got}；它应为 -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c)"},
+    # the noise distribution (notebook 02)
+    "check noise right": {
+        "en": "the noise distribution matches count^(3/4) / Σ count^(3/4) on {trials} random inputs (V from {span} "
+              "words).",
+        "zh": "在 {trials} 组随机输入上（V 取 {span} 个词），噪声分布都与 count^(3/4) / Σ count^(3/4) 一致。"},
+    "check noise differs": {"en": "The probabilities differ from count^(3/4) / Σ count^(3/4): {worst}",
+                            "zh": "概率与 count^(3/4) / Σ count^(3/4) 不符：{worst}"},
+    "check noise negative": {"en": "Some probabilities are negative", "zh": "有些概率是负的"},
+    "check noise sum": {"en": "they sum to {total:.6g}, not 1: divide by their sum",
+                        "zh": "它们的和为 {total:.6g}，不是 1：应除以它们的和"},
+    "check noise unigram": {
+        "en": "The 3/4 power is missing: this is the plain unigram distribution count / total; word2vec draws noise "
+              "words with probability proportional to count^(3/4)",
+        "zh": "缺少 3/4 次方：这是普通的一元分布 count / total；word2vec 抽取噪声词的概率与 count^(3/4) 成正比"},
+    "check noise uniform": {
+        "en": "Every word gets the same probability; word2vec's noise distribution is proportional to count^(3/4)",
+        "zh": "每个词的概率都一样；word2vec 的噪声分布与 count^(3/4) 成正比"},
+    "check noise power": {"en": "The counts are raised to the power {power:.4g} instead of 3/4",
+                          "zh": "频次被取了 {power:.4g} 次方，而不是 3/4 次方"},
+    "check noise not normalised": {"en": "The probabilities are not normalised: {why}", "zh": "概率没有归一化：{why}"},
+    # the keep probabilities of subsampling (notebook 02)
+    "check keep shapes": {"en": "counts {shape}, sample a float", "zh": "counts {shape}，sample 为浮点数"},
+    "check keep right": {
+        "en": "the keep probabilities match word2vec.c's min(1, (sqrt(f/t) + 1)·t/f) on {trials} random inputs "
+              "(V from {span} words).",
+        "zh": "在 {trials} 组随机输入上（V 取 {span} 个词），保留概率都与 word2vec.c 的 min(1, (sqrt(f/t) + 1)·t/f) "
+              "一致。"},
+    "check keep uncapped": {
+        "en": "are not capped at 1: for rare words (sqrt(f/t) + 1)·t/f is above 1, so take {formula}",
+        "zh": "没有在 1 处截断：对罕见词，(sqrt(f/t) + 1)·t/f 大于 1，所以要取 {formula}"},
+    "check keep discard": {
+        "en": "are the probabilities of discarding an occurrence, 1 - keep; return the probability of keeping it",
+        "zh": "是丢弃一个词元的概率 1 - keep；应返回保留它的概率"},
+    "check keep discard uncapped": {
+        "en": "are the probabilities of discarding an occurrence, 1 - keep; return the probability of keeping it, "
+              "{formula}",
+        "zh": "是丢弃一个词元的概率 1 - keep；应返回保留它的概率，即 {formula}"},
+    "check keep paper": {
+        "en": "use the paper's formula sqrt(t/f) (Mikolov et al., 2013); word2vec.c and gensim keep an occurrence "
+              "with probability {formula}",
+        "zh": "用的是论文的公式 sqrt(t/f)（Mikolov et al., 2013）；word2vec.c 和 gensim 以概率 {formula} 保留一个词元"},
+    "check keep paper capped": {
+        "en": "use the paper's formula sqrt(t/f) (Mikolov et al., 2013); word2vec.c and gensim use {formula}",
+        "zh": "用的是论文的公式 sqrt(t/f)（Mikolov et al., 2013）；word2vec.c 和 gensim 用的是 {formula}"},
+    "check keep paper discard": {
+        "en": "are the paper's discard probability 1 - sqrt(t/f); return word2vec.c's keep probability {formula}",
+        "zh": "是论文中的丢弃概率 1 - sqrt(t/f)；应返回 word2vec.c 的保留概率 {formula}"},
+    "check keep raw counts": {"en": "use the raw counts as f; f is the frequency count / total",
+                              "zh": "把原始频次当成了 f；f 是频率 count / total"},
+    "check keep sample ignored": {"en": "ignore the sample argument (they use t = 1e-3)",
+                                  "zh": "忽略了参数 sample（用的是 t = 1e-3）"},
+    "check keep yours": {"en": "Your keep probabilities {parts}", "zh": "你的保留概率{parts}"},
+    "check keep and they": {"en": "; and they ", "zh": "；而且"},
+    "check keep above one": {"en": "Some keep probabilities are above 1 (up to {largest:.4g}): cap them at 1, "
+                                   "{formula}",
+                             "zh": "有些保留概率大于 1（最大为 {largest:.4g}）：应在 1 处截断，即 {formula}"},
+    "check keep negative": {"en": "Some keep probabilities are negative (down to {smallest:.4g})",
+                            "zh": "有些保留概率是负的（最小为 {smallest:.4g}）"},
+    "check keep differs": {"en": "The keep probabilities differ from word2vec.c's {formula} with f = count / total: "
+                                 "{worst}",
+                           "zh": "保留概率与 word2vec.c 的 {formula}（f = count / total）不符：{worst}"},
+    # Huffman codes (notebook 03)
+    "check huffman right": {
+        "en": "the codes are prefix-free and as short as a Huffman code on {trials} random inputs (W from {span} "
+              "words).",
+        "zh": "在 {trials} 组随机输入上（W 取 {span} 个词），编码都是前缀码，而且和霍夫曼编码一样短。"},
+    "check huffman returns": {"en": "Your function should return a dict {{word: code}}, got {got}",
+                              "zh": "你的函数应当返回 dict {{word: code}}，实际返回的是 {got}"},
+    "check huffman missing": {"en": "{words} without a code, e.g. {example!r}",
+                              "zh": "有 {words}没有编码，例如 {example!r}"},
+    "check huffman extra": {"en": "There are codes for words not in the counts, e.g. {example!r}",
+                            "zh": "有些编码属于不在 counts 中的词，例如 {example!r}"},
+    "check huffman not a string": {
+        "en": "The code of {word!r} is {got}; codes should be strings of '0' and '1' such as '0110'",
+        "zh": "{word!r} 的编码是 {got}；编码应当是由 '0' 和 '1' 组成的字符串，例如 '0110'"},
+    "check huffman not bits": {"en": "The code of {word!r} is {code!r}; codes should be non-empty strings of '0' "
+                                     "and '1'",
+                               "zh": "{word!r} 的编码是 {code!r}；编码应当是由 '0' 和 '1' 组成的非空字符串"},
+    "check huffman same code": {"en": "the same code", "zh": "相同"},
+    "check huffman prefix": {"en": "codes where one is a prefix of the other", "zh": "一个是另一个的前缀"},
+    "check huffman not prefix-free": {
+        "en": "The codes are not prefix-free: {first!r} and {second!r} have {what} ({short!r} and {long!r}), so a bit "
+              "string cannot be decoded",
+        "zh": "编码不是前缀码：{first!r} 和 {second!r} 的编码{what}（{short!r} 与 {long!r}），因此比特串无法唯一解码"},
+    "check huffman not optimal": {
+        "en": "The codes are prefix-free but not optimal: the expected code length is {cost:.4f} bits per word, a "
+              "Huffman code reaches {optimal:.4f}; merge the two lightest nodes at every step",
+        "zh": "编码是前缀码，但不是最优的：期望编码长度为每词 {cost:.4f} 比特，霍夫曼编码能达到 {optimal:.4f}；"
+              "每一步都要合并权重最小的两个节点"},
 }

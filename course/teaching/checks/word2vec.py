@@ -8,6 +8,7 @@ from itertools import product
 
 import numpy as np
 
+from ...edition import text
 from ...text.vocab import Vocabulary
 from .common import (
     GENERIC,
@@ -63,9 +64,8 @@ def check_negative_sampling_loss(function, *, seed: int | None = None, trials: i
         result = _call(function, (center.copy(), context.copy(), noise.copy()),
                        shapes=f"center {(d,)}, context {(d,)}, noise {(k, d)}")
         if not isinstance(result, tuple | list) or len(result) != 4:
-            raise CheckFailed(_sentence("Your function should return a tuple (loss, grad_center, grad_context, "
-                                        f"grad_noise) of 4 items, got {_describe(result)}", where))
-        loss = _number(result[0], "The loss", where)
+            raise CheckFailed(_sentence(text("check ns returns", got=_describe(result)), where))
+        loss = _number(result[0], text("check the loss"), where)
         grads = (_array(result[1], "grad_center", (d,), "(d,)", where),
                  _array(result[2], "grad_context", (d,), "(d,)", where),
                  _array(result[3], "grad_noise", (k, d), "(k, d)", where))
@@ -73,8 +73,7 @@ def check_negative_sampling_loss(function, *, seed: int | None = None, trials: i
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the loss and its three gradients match on {trials} random inputs "
-           f"(d from {_span([d for d, _ in sizes])}, k from {_span([k for _, k in sizes])}).")
+    _right(text("check ns right", trials=trials, d=_span([d for d, _ in sizes]), k=_span([k for _, k in sizes])))
 
 
 def _negative_sampling_findings(center, context, noise, loss, grads) -> list[tuple[str, str]]:
@@ -84,33 +83,24 @@ def _negative_sampling_findings(center, context, noise, loss, grads) -> list[tup
     names, symbols = ("center", "context", "noise"), ("v_c", "u_o", "u_1..u_k")
     findings = []
     if all(_close(g, -r) for g, r in zip(grads, ref_grads, strict=True)):
-        findings.append(("sign:all", "All three gradients have the wrong sign: they point uphill, the direction of "
-                                     "gradient ascent; return d loss / d v_c, d loss / d u_o and d loss / d u_k "
-                                     "(the update subtracts them)"))
+        findings.append(("sign:all", text("check ns all signs")))
     if _close(grads[0], ref_grads[1]) and _close(grads[1], ref_grads[0]) and not _close(grads[0], ref_grads[0]):
-        findings.append(("swap", "grad_center and grad_context are swapped: grad_center is d loss / d v_c, "
-                                 "the derivative with respect to the centre word's input vector"))
+        findings.append(("swap", text("check ns swapped")))
     true_score, noise_scores = context @ center, noise @ center
     for name, symbol, grad, ref in zip(names, symbols, grads, ref_grads, strict=True):
         if _close(grad, ref):
             continue
         if _close(grad, -ref):
-            findings.append((f"sign:{name}", f"grad_{name} has the wrong sign: it is -d loss / d {symbol}, the "
-                                             "direction of gradient ascent; return the gradient itself"))
+            findings.append((f"sign:{name}", text("check ns sign", name=name, symbol=symbol)))
         if name == "center" and _close(grad, (_sigmoid(true_score) - 1) * context):
-            findings.append(("center:noise", "grad_center is missing the noise words' part: every noise term "
-                                             "-log σ(-u_k·v_c) depends on v_c too"))
+            findings.append(("center:noise", text("check ns center noise")))
         if name == "center" and _close(grad, _sigmoid(noise_scores) @ noise):
-            findings.append(("center:true", "grad_center is missing the true context word's part, from "
-                                            "-log σ(u_o·v_c)"))
+            findings.append(("center:true", text("check ns center true")))
         if name == "context" and _close(grad, _sigmoid(true_score) * center):
-            findings.append(("context:sigma", "grad_context is off by v_c: the derivative of -log σ(x) is "
-                                              "σ(x) - 1, not σ(x)"))
+            findings.append(("context:sigma", text("check ns context sigma")))
         if name == "noise" and _close(grad, (_sigmoid(noise_scores) - 1)[:, None] * center):
-            findings.append(("noise:sigma", "grad_noise treats the noise words like the true word: the "
-                                            "derivative of -log σ(-x) with respect to x is σ(x), not σ(x) - 1"))
-        findings.append((f"grad:{name}", f"grad_{name} does not match the gradient of the loss with respect to "
-                                         f"{symbol}: {_worst(grad, ref)}; compare it with finite differences"))
+            findings.append(("noise:sigma", text("check ns noise sigma")))
+        findings.append((f"grad:{name}", text("check ns gradient", name=name, symbol=symbol, worst=_worst(grad, ref))))
     return findings
 
 
@@ -118,18 +108,16 @@ def _negative_sampling_loss_findings(center, context, noise, loss, ref_loss) -> 
     true_term = np.logaddexp(0, -(context @ center))  # -log σ(u_o·v_c)
     noise_terms = np.logaddexp(0, noise @ center)  # (k,) -log σ(-u_k·v_c)
     flipped = np.logaddexp(0, -(noise @ center))  # (k,) -log σ(u_k·v_c)
-    got = f"got {loss:.6g}, expected {ref_loss:.6g}"
+    got = text("check got expected", got=loss, expected=ref_loss)
     candidates = [
-        ("sign", -ref_loss, f"The loss has the wrong sign: -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c) is a positive "
-                            f"number to minimise ({got})"),
-        ("noise term", true_term, f"The loss is missing the noise term -Σ_k log σ(-u_k·v_c) ({got})"),
-        ("noise sign", true_term + flipped.sum(), "The noise term has the wrong sign inside σ: each noise word "
-                                                  f"adds -log σ(-u_k·v_c), not -log σ(u_k·v_c) ({got})"),
-        ("true term", noise_terms.sum(), f"The loss is missing the true context word's term -log σ(u_o·v_c) ({got})"),
-        ("noise mean", true_term + noise_terms.mean(), f"The loss averages the k noise terms; it sums them ({got})"),
+        ("sign", -ref_loss, text("check ns loss sign", got=got)),
+        ("noise term", true_term, text("check ns loss noise term", got=got)),
+        ("noise sign", true_term + flipped.sum(), text("check ns loss noise sign", got=got)),
+        ("true term", noise_terms.sum(), text("check ns loss true term", got=got)),
+        ("noise mean", true_term + noise_terms.mean(), text("check ns loss noise mean", got=got)),
     ]
     findings = [(key, message) for key, value, message in candidates if _close(loss, value)]
-    return findings + [(GENERIC, f"The loss is wrong: {got}; it is -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c)")]
+    return findings + [(GENERIC, text("check ns loss wrong", got=got))]
 
 
 # --------------------------------------------------------------------------- noise distribution
@@ -148,13 +136,12 @@ def check_noise_distribution(function, *, seed: int | None = None, trials: int =
         counts = _zipf_counts(rng, size)
         where = f"V={_count(size, 'word')}"
         result = _call(function, (counts.copy(),), shapes=f"counts {counts.shape}")
-        probabilities = _array(result, "The result", (size,), "(V,)", where)
+        probabilities = _array(result, text("check the result"), (size,), "(V,)", where)
         reference = _vocabulary(counts).noise_distribution()
         if not _close(probabilities, reference):
             failures.add(where, _noise_findings(counts, probabilities, reference))
     failures.raise_if_any()
-    _right(f"the noise distribution matches count^(3/4) / Σ count^(3/4) on {trials} random inputs "
-           f"(V from {_span(sizes)} words).")
+    _right(text("check noise right", trials=trials, span=_span(sizes)))
 
 
 def _fitted_power(counts: np.ndarray, shares: np.ndarray) -> float | None:
@@ -168,27 +155,25 @@ def _fitted_power(counts: np.ndarray, shares: np.ndarray) -> float | None:
 
 def _noise_findings(counts, probabilities, reference) -> list[tuple[str, str]]:
     total = probabilities.sum()
-    generic = (GENERIC, "The probabilities differ from count^(3/4) / Σ count^(3/4): "
-                        f"{_worst(probabilities, reference)}")
+    generic = (GENERIC, text("check noise differs", worst=_worst(probabilities, reference)))
     if np.any(probabilities < 0) or total <= 0:
-        return [("fact:negative", "Some probabilities are negative"), generic]
+        return [("fact:negative", text("check noise negative")), generic]
     shares = probabilities / total
-    unnormalised = f"they sum to {total:.6g}, not 1: divide by their sum" if abs(total - 1) > 1e-6 else None
+    unnormalised = text("check noise sum", total=total) if abs(total - 1) > 1e-6 else None
     power = 0.75 if _close(shares, reference) else _fitted_power(counts, shares)
     if power is None:
         return [generic]
     if abs(power - 1) < 1e-3:
-        wrong_power = ("3/4", "The 3/4 power is missing: this is the plain unigram distribution count / total; "
-                              "word2vec draws noise words with probability proportional to count^(3/4)")
+        wrong_power = ("3/4", text("check noise unigram"))
     elif abs(power) < 1e-3:
-        wrong_power = ("uniform", "Every word gets the same probability; word2vec's noise distribution is "
-                                  "proportional to count^(3/4)")
+        wrong_power = ("uniform", text("check noise uniform"))
     elif abs(power - 0.75) > 1e-3:
-        wrong_power = ("power", f"The counts are raised to the power {power:.4g} instead of 3/4")
+        wrong_power = ("power", text("check noise power", power=power))
     else:
-        return [("normalise", f"The probabilities are not normalised: {unnormalised}"), generic]
+        return [("normalise", text("check noise not normalised", why=unnormalised)), generic]
     if unnormalised:
-        return [(f"{wrong_power[0]}+normalise", f"{wrong_power[1]}; and {unnormalised}"), generic]
+        return [(f"{wrong_power[0]}+normalise", text("check and also", first=wrong_power[1], second=unnormalised)),
+                generic]
     return [wrong_power, generic]
 
 
@@ -213,14 +198,13 @@ def check_keep_probabilities(function, *, seed: int | None = None, trials: int =
             low, high = low / 10, high * 2
         sample = float(np.exp(rng.uniform(np.log(low), np.log(high))))
         where = f"V={_count(size, 'word')}, sample={sample:.3g}"
-        result = _call(function, (counts.copy(), sample), shapes=f"counts {counts.shape}, sample a float")
-        keep = _array(result, "The result", (size,), "(V,)", where)
+        result = _call(function, (counts.copy(), sample), shapes=text("check keep shapes", shape=counts.shape))
+        keep = _array(result, text("check the result"), (size,), "(V,)", where)
         reference = _vocabulary(counts).keep_probabilities(sample)
         if not _close(keep, reference):
             failures.add(where, _keep_findings(counts, sample, keep, reference))
     failures.raise_if_any()
-    _right(f"the keep probabilities match word2vec.c's min(1, (sqrt(f/t) + 1)·t/f) on {trials} random inputs "
-           f"(V from {_span(sizes)} words).")
+    _right(text("check keep right", trials=trials, span=_span(sizes)))
 
 
 def _keep_findings(counts, sample, keep, reference) -> list[tuple[str, str]]:
@@ -231,41 +215,31 @@ def _keep_findings(counts, sample, keep, reference) -> list[tuple[str, str]]:
 
     formulas = [  # (key, keep as a function of f and t, what is wrong, as a predicate)
         ("right", lambda f, t: np.minimum(1, formula(f, t)), None),
-        ("cap", formula, "are not capped at 1: for rare words (sqrt(f/t) + 1)·t/f is above 1, so take "
-                         f"{word2vec}"),
-        ("discard", lambda f, t: 1 - np.minimum(1, formula(f, t)),
-         "are the probabilities of discarding an occurrence, 1 - keep; return the probability of keeping it"),
-        ("discard", lambda f, t: 1 - formula(f, t),
-         "are the probabilities of discarding an occurrence, 1 - keep; return the probability of keeping it, "
-         f"{word2vec}"),
-        ("paper", lambda f, t: np.sqrt(t / f), "use the paper's formula sqrt(t/f) (Mikolov et al., 2013); "
-                                               f"word2vec.c and gensim keep an occurrence with probability {word2vec}"),
-        ("paper", lambda f, t: np.minimum(1, np.sqrt(t / f)),
-         f"use the paper's formula sqrt(t/f) (Mikolov et al., 2013); word2vec.c and gensim use {word2vec}"),
-        ("paper discard", lambda f, t: 1 - np.sqrt(t / f),
-         f"are the paper's discard probability 1 - sqrt(t/f); return word2vec.c's keep probability {word2vec}"),
+        ("cap", formula, text("check keep uncapped", formula=word2vec)),
+        ("discard", lambda f, t: 1 - np.minimum(1, formula(f, t)), text("check keep discard")),
+        ("discard", lambda f, t: 1 - formula(f, t), text("check keep discard uncapped", formula=word2vec)),
+        ("paper", lambda f, t: np.sqrt(t / f), text("check keep paper", formula=word2vec)),
+        ("paper", lambda f, t: np.minimum(1, np.sqrt(t / f)), text("check keep paper capped", formula=word2vec)),
+        ("paper discard", lambda f, t: 1 - np.sqrt(t / f), text("check keep paper discard", formula=word2vec)),
         ("paper discard", lambda f, t: np.maximum(0, 1 - np.sqrt(t / f)),
-         f"are the paper's discard probability 1 - sqrt(t/f); return word2vec.c's keep probability {word2vec}"),
+         text("check keep paper discard", formula=word2vec)),
     ]
     inputs = [("", counts / counts.sum(), sample),
               ("counts", counts.astype(np.float64), sample)]
     if sample != 1e-3:
         inputs.append(("sample", counts / counts.sum(), 1e-3))
-    notes = {"counts": "use the raw counts as f; f is the frequency count / total",
-             "sample": "ignore the sample argument (they use t = 1e-3)"}
+    notes = {"counts": text("check keep raw counts"), "sample": text("check keep sample ignored")}
     findings = []
     for (input_key, f, t), (key, keep_of, wrong) in product(inputs, formulas):
         parts = [part for part in (notes.get(input_key), wrong) if part]
         if parts and _close(keep, keep_of(f, t)):
             keys = "+".join(part for part in (input_key, key if wrong else "") if part)
-            findings.append((keys, "Your keep probabilities " + "; and they ".join(parts)))
+            findings.append((keys, text("check keep yours", parts=text("check keep and they").join(parts))))
     if keep.max() > 1 + 1e-9:
-        findings.append(("fact:cap", f"Some keep probabilities are above 1 (up to {keep.max():.4g}): cap them at 1, "
-                                f"{word2vec}"))
+        findings.append(("fact:cap", text("check keep above one", largest=keep.max(), formula=word2vec)))
     if keep.min() < 0:
-        findings.append(("fact:negative", f"Some keep probabilities are negative (down to {keep.min():.4g})"))
-    return findings + [(GENERIC, f"The keep probabilities differ from word2vec.c's {word2vec} with "
-                                f"f = count / total: {_worst(keep, reference)}")]
+        findings.append(("fact:negative", text("check keep negative", smallest=keep.min())))
+    return findings + [(GENERIC, text("check keep differs", formula=word2vec, worst=_worst(keep, reference)))]
 
 
 # -------------------------------------------------------------------------------- Huffman code
@@ -285,13 +259,12 @@ def check_huffman_code(function, *, seed: int | None = None, trials: int = 20) -
         values = rng.integers(1, 30, size) if rng.random() < 0.5 else _zipf_counts(rng, size)  # ties, or Zipf
         counts = {f"w{i}": int(value) for i, value in zip(rng.permutation(size), values, strict=True)}
         where = f"W={_count(size, 'word')}"
-        codes = _call(function, (dict(counts),), shapes=f"a dict of {size} words")
+        codes = _call(function, (dict(counts),), shapes=text("check dict of words", n=size))
         findings = _huffman_findings(counts, codes, where)
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the codes are prefix-free and as short as a Huffman code on {trials} random inputs "
-           f"(W from {_span(sizes)} words).")
+    _right(text("check huffman right", trials=trials, span=_span(sizes)))
 
 
 def _huffman_cost(counts: Mapping[str, int]) -> int:
@@ -305,30 +278,26 @@ def _huffman_cost(counts: Mapping[str, int]) -> int:
 def _huffman_findings(counts: dict[str, int], codes, where: str) -> list[tuple[str, str]]:
     """Structural mistakes raise CheckFailed; a code that is only longer than need be is a finding."""
     if not isinstance(codes, Mapping):
-        raise CheckFailed(_sentence(f"Your function should return a dict {{word: code}}, got {_describe(codes)}",
-                                    where))
+        raise CheckFailed(_sentence(text("check huffman returns", got=_describe(codes)), where))
     missing, extra = [w for w in counts if w not in codes], [w for w in codes if w not in counts]
     if missing:
-        raise CheckFailed(_sentence(f"{_count(len(missing), 'word')} without a code, e.g. {missing[0]!r}", where))
+        raise CheckFailed(_sentence(text("check huffman missing", words=_count(len(missing), "word"),
+                                         example=missing[0]), where))
     if extra:
-        raise CheckFailed(_sentence(f"There are codes for words not in the counts, e.g. {extra[0]!r}", where))
+        raise CheckFailed(_sentence(text("check huffman extra", example=extra[0]), where))
     for word, code in codes.items():
         if not isinstance(code, str):
-            raise CheckFailed(_sentence(f"The code of {word!r} is {_describe(code)}; codes should be strings of "
-                                        "'0' and '1' such as '0110'", where))
+            raise CheckFailed(_sentence(text("check huffman not a string", word=word, got=_describe(code)), where))
         if not code or set(code) - {"0", "1"}:
-            raise CheckFailed(_sentence(f"The code of {word!r} is {code!r}; codes should be non-empty strings of "
-                                        "'0' and '1'", where))
+            raise CheckFailed(_sentence(text("check huffman not bits", word=word, code=code), where))
     ordered = sorted(codes.items(), key=lambda item: item[1])  # a prefix sorts right before the codes it starts
     for (first, short), (second, long) in zip(ordered, ordered[1:], strict=False):
         if long.startswith(short):
-            what = "the same code" if long == short else "codes where one is a prefix of the other"
-            raise CheckFailed(_sentence(f"The codes are not prefix-free: {first!r} and {second!r} have {what} "
-                                        f"({short!r} and {long!r}), so a bit string cannot be decoded", where))
+            what = text("check huffman same code" if long == short else "check huffman prefix")
+            raise CheckFailed(_sentence(text("check huffman not prefix-free", first=first, second=second, what=what,
+                                             short=short, long=long), where))
     total = sum(counts.values())
     cost, optimal = sum(counts[w] * len(codes[w]) for w in counts), _huffman_cost(counts)
     if cost > optimal:
-        return [("optimal", f"The codes are prefix-free but not optimal: the expected code length is "
-                            f"{cost / total:.4f} bits per word, a Huffman code reaches {optimal / total:.4f}; "
-                            "merge the two lightest nodes at every step")]
+        return [("optimal", text("check huffman not optimal", cost=cost / total, optimal=optimal / total))]
     return []
