@@ -57,19 +57,20 @@ PRINTED: dict[str, dict[str, str]] = {
     "check dict of words": {"en": "a dict of {n} words", "zh": "含 {n} 个词的 dict"},
     # course.teaching.checks.word2vec: the negative-sampling loss and its gradients (notebook 02)
     "check ns returns": {
-        "en": "Your function should return a tuple (loss, grad_center, grad_context, grad_noise) of 4 items, got {got}",
+        "en": "Your function should return a tuple (loss, grad_center, grad_context, grad_noise) of 4 items, got "
+              "{got}",
         "zh": "你的函数应当返回含 4 项的元组 (loss, grad_center, grad_context, grad_noise)，实际返回的是 {got}"},
-    "check ns right": {"en": "the loss and its three gradients match on {trials} random inputs (d from {d}, k from "
-                             "{k}).",
-                       "zh": "在 {trials} 组随机输入上（d 取 {d}，k 取 {k}），损失及其三个梯度都与参考实现一致。"},
+    "check ns right": {
+        "en": "the loss and its three gradients match on {trials} random inputs (d from {d}, k from {k}).",
+        "zh": "在 {trials} 组随机输入上（d 取 {d}，k 取 {k}），损失及其三个梯度都与参考实现一致。"},
     "check ns all signs": {
         "en": "All three gradients have the wrong sign: they point uphill, the direction of gradient ascent; return "
               "d loss / d v_c, d loss / d u_o and d loss / d u_k (the update subtracts them)",
-        "zh": "三个梯度的符号都反了：它们指向上坡，即梯度上升的方向；应返回 d loss / d v_c、d loss / d u_o 和 "
-              "d loss / d u_k（更新时减去它们）"},
+        "zh": "三个梯度的符号都反了：它们指向上坡，即梯度上升的方向；应返回 d loss / d v_c、d loss / d u_o 和 d loss "
+              "/ d u_k（更新时减去它们）"},
     "check ns swapped": {
-        "en": "grad_center and grad_context are swapped: grad_center is d loss / d v_c, the derivative with respect to "
-              "the centre word's input vector",
+        "en": "grad_center and grad_context are swapped: grad_center is d loss / d v_c, the derivative with respect "
+              "to the centre word's input vector",
         "zh": "grad_center 与 grad_context 弄反了：grad_center 是 d loss / d v_c，即损失对中心词输入向量的导数"},
     "check ns sign": {
         "en": "grad_{name} has the wrong sign: it is -d loss / d {symbol}, the direction of gradient ascent; return "
@@ -87,8 +88,8 @@ PRINTED: dict[str, dict[str, str]] = {
               "is σ(x), not σ(x) - 1",
         "zh": "grad_noise 把噪声词当成了真实的上下文词：-log σ(-x) 对 x 的导数是 σ(x)，不是 σ(x) - 1"},
     "check ns gradient": {
-        "en": "grad_{name} does not match the gradient of the loss with respect to {symbol}: {worst}; compare it with "
-              "finite differences",
+        "en": "grad_{name} does not match the gradient of the loss with respect to {symbol}: {worst}; compare it "
+              "with finite differences",
         "zh": "grad_{name} 与损失对 {symbol} 的梯度不符：{worst}；请用有限差分对照检查"},
     "check ns loss sign": {
         "en": "The loss has the wrong sign: -log σ(u_o·v_c) - Σ_k log σ(-u_k·v_c) is a positive number to minimise "
@@ -97,8 +98,8 @@ PRINTED: dict[str, dict[str, str]] = {
     "check ns loss noise term": {"en": "The loss is missing the noise term -Σ_k log σ(-u_k·v_c) ({got})",
                                  "zh": "损失缺少噪声项 -Σ_k log σ(-u_k·v_c)（{got}）"},
     "check ns loss noise sign": {
-        "en": "The noise term has the wrong sign inside σ: each noise word adds -log σ(-u_k·v_c), not "
-              "-log σ(u_k·v_c) ({got})",
+        "en": "The noise term has the wrong sign inside σ: each noise word adds -log σ(-u_k·v_c), not -log "
+              "σ(u_k·v_c) ({got})",
         "zh": "噪声项中 σ 里面的符号反了：每个噪声词贡献的是 -log σ(-u_k·v_c)，而不是 -log σ(u_k·v_c)（{got}）"},
     "check ns loss true term": {"en": "The loss is missing the true context word's term -log σ(u_o·v_c) ({got})",
                                 "zh": "损失缺少真实上下文词的项 -log σ(u_o·v_c)（{got}）"},
@@ -129,8 +130,8 @@ PRINTED: dict[str, dict[str, str]] = {
     # the keep probabilities of subsampling (notebook 02)
     "check keep shapes": {"en": "counts {shape}, sample a float", "zh": "counts {shape}，sample 为浮点数"},
     "check keep right": {
-        "en": "the keep probabilities match word2vec.c's min(1, (sqrt(f/t) + 1)·t/f) on {trials} random inputs "
-              "(V from {span} words).",
+        "en": "the keep probabilities match word2vec.c's min(1, (sqrt(f/t) + 1)·t/f) on {trials} random inputs (V "
+              "from {span} words).",
         "zh": "在 {trials} 组随机输入上（V 取 {span} 个词），保留概率都与 word2vec.c 的 min(1, (sqrt(f/t) + 1)·t/f) "
               "一致。"},
     "check keep uncapped": {
@@ -159,14 +160,14 @@ PRINTED: dict[str, dict[str, str]] = {
                                   "zh": "忽略了参数 sample（用的是 t = 1e-3）"},
     "check keep yours": {"en": "Your keep probabilities {parts}", "zh": "你的保留概率{parts}"},
     "check keep and they": {"en": "; and they ", "zh": "；而且"},
-    "check keep above one": {"en": "Some keep probabilities are above 1 (up to {largest:.4g}): cap them at 1, "
-                                   "{formula}",
-                             "zh": "有些保留概率大于 1（最大为 {largest:.4g}）：应在 1 处截断，即 {formula}"},
+    "check keep above one": {
+        "en": "Some keep probabilities are above 1 (up to {largest:.4g}): cap them at 1, {formula}",
+        "zh": "有些保留概率大于 1（最大为 {largest:.4g}）：应在 1 处截断，即 {formula}"},
     "check keep negative": {"en": "Some keep probabilities are negative (down to {smallest:.4g})",
                             "zh": "有些保留概率是负的（最小为 {smallest:.4g}）"},
-    "check keep differs": {"en": "The keep probabilities differ from word2vec.c's {formula} with f = count / total: "
-                                 "{worst}",
-                           "zh": "保留概率与 word2vec.c 的 {formula}（f = count / total）不符：{worst}"},
+    "check keep differs": {
+        "en": "The keep probabilities differ from word2vec.c's {formula} with f = count / total: {worst}",
+        "zh": "保留概率与 word2vec.c 的 {formula}（f = count / total）不符：{worst}"},
     # Huffman codes (notebook 03)
     "check huffman right": {
         "en": "the codes are prefix-free and as short as a Huffman code on {trials} random inputs (W from {span} "
@@ -181,18 +182,75 @@ PRINTED: dict[str, dict[str, str]] = {
     "check huffman not a string": {
         "en": "The code of {word!r} is {got}; codes should be strings of '0' and '1' such as '0110'",
         "zh": "{word!r} 的编码是 {got}；编码应当是由 '0' 和 '1' 组成的字符串，例如 '0110'"},
-    "check huffman not bits": {"en": "The code of {word!r} is {code!r}; codes should be non-empty strings of '0' "
-                                     "and '1'",
-                               "zh": "{word!r} 的编码是 {code!r}；编码应当是由 '0' 和 '1' 组成的非空字符串"},
+    "check huffman not bits": {
+        "en": "The code of {word!r} is {code!r}; codes should be non-empty strings of '0' and '1'",
+        "zh": "{word!r} 的编码是 {code!r}；编码应当是由 '0' 和 '1' 组成的非空字符串"},
     "check huffman same code": {"en": "the same code", "zh": "相同"},
     "check huffman prefix": {"en": "codes where one is a prefix of the other", "zh": "一个是另一个的前缀"},
     "check huffman not prefix-free": {
-        "en": "The codes are not prefix-free: {first!r} and {second!r} have {what} ({short!r} and {long!r}), so a bit "
-              "string cannot be decoded",
+        "en": "The codes are not prefix-free: {first!r} and {second!r} have {what} ({short!r} and {long!r}), so a "
+              "bit string cannot be decoded",
         "zh": "编码不是前缀码：{first!r} 和 {second!r} 的编码{what}（{short!r} 与 {long!r}），因此比特串无法唯一解码"},
     "check huffman not optimal": {
         "en": "The codes are prefix-free but not optimal: the expected code length is {cost:.4f} bits per word, a "
               "Huffman code reaches {optimal:.4f}; merge the two lightest nodes at every step",
-        "zh": "编码是前缀码，但不是最优的：期望编码长度为每词 {cost:.4f} 比特，霍夫曼编码能达到 {optimal:.4f}；"
-              "每一步都要合并权重最小的两个节点"},
+        "zh": "编码是前缀码，但不是最优的：期望编码长度为每词 {cost:.4f} 比特，霍夫曼编码能达到 {optimal:.4f}；每一步"
+              "都要合并权重最小的两个节点"},
+    "check semicolon": {"en": "; ", "zh": "；"},
+    # course.teaching.checks.glove: the weighting function and the loss (notebook 04)
+    "check glove defaults": {"en": "{size}, the default x_max and alpha", "zh": "{size}，x_max 和 alpha 取默认值"},
+    "check glove weighting right": {
+        "en": "f(x) matches GloVe's weighting on {trials} random inputs (n from {span}, with and without x_max and "
+              "alpha).",
+        "zh": "在 {trials} 组随机输入上（n 取 {span}，有的传入 x_max 和 alpha，有的用默认值），f(x) 都与 GloVe 的加权"
+              "函数一致。"},
+    "check glove default x_max": {"en": "uses x_max = 10 by default; the default is 100",
+                                  "zh": "默认用的是 x_max = 10；默认值应为 100"},
+    "check glove x_max ignored": {"en": "ignores the x_max argument (uses 100)",
+                                  "zh": "忽略了参数 x_max（用的是 100）"},
+    "check glove no power": {
+        "en": "has no power alpha: below x_max, f(x) = (x/x_max)^alpha, not x/x_max (alpha={alpha:g})",
+        "zh": "没有取 alpha 次方：在 x_max 以下，f(x) = (x/x_max)^alpha，而不是 x/x_max（alpha={alpha:g}）"},
+    "check glove alpha ignored": {"en": "ignores the alpha argument (uses 0.75)",
+                                  "zh": "忽略了参数 alpha（用的是 0.75）"},
+    "check glove f(0)": {
+        "en": "f(0) should be 0 (a pair never seen together carries no weight), got f(0) = {value:.4g}",
+        "zh": "f(0) 应为 0（从未共同出现的词对不带权重），实际 f(0) = {value:.4g}"},
+    "check glove uncapped": {"en": "is not capped at 1: f(x) = 1 for x >= x_max",
+                             "zh": "没有在 1 处截断：x >= x_max 时 f(x) = 1"},
+    "check glove yours": {"en": "Your f(x) {parts}", "zh": "你的 f(x) {parts}"},
+    "check glove and it": {"en": "; and it ", "zh": "；而且"},
+    "check glove above one": {
+        "en": "Your f(x) goes above 1 (f({x:.4g}) = {value:.4g}): cap it at 1, f(x) = 1 for x >= x_max",
+        "zh": "你的 f(x) 超过了 1（f({x:.4g}) = {value:.4g}）：应在 1 处截断，x >= x_max 时 f(x) = 1"},
+    "check glove weighting differs": {
+        "en": "f(x) differs from (x/x_max)^alpha capped at 1: at x = {x:.4g} you return {got:.6g}, expected "
+              "{expected:.6g}",
+        "zh": "f(x) 与在 1 处截断的 (x/x_max)^alpha 不符：在 x = {x:.4g} 处你返回 {got:.6g}，应为 {expected:.6g}"},
+    "check glove loss right": {
+        "en": "J matches Σ f(x)(w·w̃ + b + b̃ - log x)² on {trials} random inputs (n from {n}, d from {d}).",
+        "zh": "在 {trials} 组随机输入上（n 取 {n}，d 取 {d}），J 都与 Σ f(x)(w·w̃ + b + b̃ - log x)² 一致。"},
+    "check glove no weighting": {"en": "the weighting f(x_n) is missing", "zh": "缺少加权 f(x_n)"},
+    "check glove weighting default x_max": {"en": "the weighting uses x_max = 10 by default; the default is 100",
+                                            "zh": "加权默认用的是 x_max = 10；默认值应为 100"},
+    "check glove weighting arguments ignored": {"en": "the weighting ignores the x_max and alpha arguments",
+                                                "zh": "加权忽略了参数 x_max 和 alpha"},
+    "check glove no biases": {"en": "the biases b_n + b̃_n are missing", "zh": "缺少偏置 b_n + b̃_n"},
+    "check glove no context bias": {"en": "the context bias b̃_n is missing", "zh": "缺少上下文偏置 b̃_n"},
+    "check glove no word bias": {"en": "the word bias b_n is missing", "zh": "缺少词的偏置 b_n"},
+    "check glove fits x": {"en": "it fits x_n where the paper fits log x_n",
+                           "zh": "拟合的是 x_n，而论文拟合的是 log x_n"},
+    "check glove half": {
+        "en": "it is exactly half of J: that is glove.c's convention, with 1/2 in front; this assignment asks for "
+              "the paper's J = Σ f(x_n)(...)², without the 1/2",
+        "zh": "它恰好是 J 的一半：这是 glove.c 的约定，前面带 1/2；本作业要求的是论文中的 J = Σ f(x_n)(...)²，不带 "
+              "1/2"},
+    "check glove mean": {"en": "it takes the mean over the n entries where J is a sum",
+                         "zh": "它对 n 个条目取了平均，而 J 是求和"},
+    "check glove loss yours": {"en": "Your loss: {parts} ({got})", "zh": "你的损失：{parts}（{got}）"},
+    "check glove loss differs": {
+        "en": "The loss differs from Σ_n f(x_n)(w_n·w̃_n + b_n + b̃_n - log x_n)²: {got}; w_n·w̃_n is the dot "
+              "product of row n of w and row n of w_context",
+        "zh": "损失与 Σ_n f(x_n)(w_n·w̃_n + b_n + b̃_n - log x_n)² 不符：{got}；w_n·w̃_n 是 w 的第 n 行与 w_context "
+              "的第 n 行的点积"},
 }

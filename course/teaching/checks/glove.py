@@ -6,6 +6,7 @@ from itertools import product
 
 import numpy as np
 
+from ...edition import text
 from .common import GENERIC, _array, _call, _close, _number, _right, _sizes, _span, _start, compares_with
 
 # ------------------------------------------------------------------------------ GloVe weighting
@@ -25,7 +26,7 @@ def _glove_kwargs(x_max: float, alpha: float, defaults: bool) -> dict:
 
 def _glove_where(n: int, x_max: float, alpha: float, defaults: bool, d: int | None = None) -> str:
     size = f"n={n}" if d is None else f"n={n}, d={d}"
-    return f"{size}, the default x_max and alpha" if defaults else f"{size}, x_max={x_max:g}, alpha={alpha:g}"
+    return text("check glove defaults", size=size) if defaults else f"{size}, x_max={x_max:g}, alpha={alpha:g}"
 
 
 def _weighting(x: np.ndarray, x_max: float, alpha: float) -> np.ndarray:
@@ -57,28 +58,26 @@ def check_glove_weighting(function, *, seed: int | None = None, trials: int = 20
             x[: n // 3] = np.round(x[: n // 3])
         where = _glove_where(n, x_max, alpha, defaults)
         result = _call(function, (x.copy(),), _glove_kwargs(x_max, alpha, defaults), shapes=f"x {x.shape}")
-        weights = _array(result, "The result", (n,), "(n,)", where)
+        weights = _array(result, text("check the result"), (n,), "(n,)", where)
         reference = _weighting(x, x_max, alpha)
         if not _close(weights, reference):
             failures.add(where, _weighting_findings(x, x_max, alpha, defaults, weights, reference))
     failures.raise_if_any()
-    _right(f"f(x) matches GloVe's weighting on {trials} random inputs (n from {_span(sizes)}, "
-           "with and without x_max and alpha).")
+    _right(text("check glove weighting right", trials=trials, span=_span(sizes)))
 
 
 def _weighting_variants(x_max: float, alpha: float, defaults: bool):
     """``(keys, x_max used, alpha used, what is wrong)`` for the weightings a mistake gives (the right one first)."""
     scales = [("", x_max, None)]
     if defaults:
-        scales.append(("default x_max", 10.0, "uses x_max = 10 by default; the default is 100"))
+        scales.append(("default x_max", 10.0, text("check glove default x_max")))
     elif x_max != 100:
-        scales.append(("x_max", 100.0, "ignores the x_max argument (uses 100)"))
+        scales.append(("x_max", 100.0, text("check glove x_max ignored")))
     powers = [("", alpha, None)]
     if alpha != 1:
-        powers.append(("alpha", 1.0, f"has no power alpha: below x_max, f(x) = (x/x_max)^alpha, "
-                                     f"not x/x_max (alpha={alpha:g})"))
+        powers.append(("alpha", 1.0, text("check glove no power", alpha=alpha)))
     if alpha != 0.75 and not defaults:
-        powers.append(("alpha argument", 0.75, "ignores the alpha argument (uses 0.75)"))
+        powers.append(("alpha argument", 0.75, text("check glove alpha ignored")))
     return [("+".join(k for k in (s_key, p_key) if k), scale, power, [w for w in (s_wrong, p_wrong) if w])
             for (s_key, scale, s_wrong), (p_key, power, p_wrong) in product(scales, powers)]
 
@@ -87,23 +86,20 @@ def _weighting_findings(x, x_max, alpha, defaults, weights, reference) -> list[t
     findings = []
     zeros = x == 0
     if np.any(zeros) and np.any(weights[zeros] != 0):
-        findings.append(("fact:f(0)", f"f(0) should be 0 (a pair never seen together carries no weight), "
-                                 f"got f(0) = {weights[zeros][weights[zeros] != 0][0]:.4g}"))
+        findings.append(("fact:f(0)", text("check glove f(0)", value=weights[zeros][weights[zeros] != 0][0])))
     for keys, scale, power, wrong in _weighting_variants(x_max, alpha, defaults):
         uncapped = np.where(x > 0, (x / scale) ** power, 0.0)
         for capped in (True, False):
             if (capped and not wrong) or not _close(weights, np.minimum(uncapped, 1) if capped else uncapped):
                 continue
-            parts = wrong + ([] if capped else ["is not capped at 1: f(x) = 1 for x >= x_max"])
+            parts = wrong + ([] if capped else [text("check glove uncapped")])
             findings.append(("+".join(k for k in (keys, "" if capped else "cap") if k),
-                             "Your f(x) " + "; and it ".join(parts)))
+                             text("check glove yours", parts=text("check glove and it").join(parts))))
     if weights.max() > 1 + 1e-9:
         above = int(np.argmax(weights))
-        findings.append(("fact:cap", f"Your f(x) goes above 1 (f({x[above]:.4g}) = {weights[above]:.4g}): cap it at 1, "
-                                "f(x) = 1 for x >= x_max"))
+        findings.append(("fact:cap", text("check glove above one", x=x[above], value=weights[above])))
     i = int(np.argmax(np.abs(weights - reference)))
-    return findings + [(GENERIC, f"f(x) differs from (x/x_max)^alpha capped at 1: at x = {x[i]:.4g} you return "
-                                     f"{weights[i]:.6g}, expected {reference[i]:.6g}")]
+    return findings + [(GENERIC, text("check glove weighting differs", x=x[i], got=weights[i], expected=reference[i]))]
 
 
 # ----------------------------------------------------------------------------------- GloVe loss
@@ -129,14 +125,14 @@ def check_glove_loss(function, *, seed: int | None = None, trials: int = 20) -> 
         args = (w.copy(), w_context.copy(), b.copy(), b_context.copy(), x.copy())
         result = _call(function, args, _glove_kwargs(x_max, alpha, defaults),
                        shapes=f"w {(n, d)}, w_context {(n, d)}, b {(n,)}, b_context {(n,)}, x {(n,)}")
-        loss = _number(result, "The loss", where)
+        loss = _number(result, text("check the loss"), where)
         reference = _glove_loss_variant(w, w_context, b, b_context, x, _weighting(x, x_max, alpha))
         if not _close(loss, reference):
             failures.add(where, _glove_loss_findings(w, w_context, b, b_context, x, x_max, alpha, defaults, loss,
                                                      reference))
     failures.raise_if_any()
-    _right(f"J matches Σ f(x)(w·w̃ + b + b̃ - log x)² on {trials} random inputs "
-           f"(n from {_span([n for n, _ in sizes])}, d from {_span([d for _, d in sizes])}).")
+    _right(text("check glove loss right", trials=trials, n=_span([n for n, _ in sizes]),
+                d=_span([d for _, d in sizes])))
 
 
 def _glove_loss_variant(w, w_context, b, b_context, x, weights, target=None, scale=1.0) -> float:
@@ -148,20 +144,18 @@ def _glove_loss_variant(w, w_context, b, b_context, x, weights, target=None, sca
 def _glove_loss_findings(w, w_context, b, b_context, x, x_max, alpha, defaults, loss, reference):
     n = len(x)
     weightings = [("", _weighting(x, x_max, alpha), None),
-                  ("weighting", np.ones(n), "the weighting f(x_n) is missing")]
+                  ("weighting", np.ones(n), text("check glove no weighting"))]
     if defaults:
-        weightings.append(("x_max", _weighting(x, 10.0, 0.75), "the weighting uses x_max = 10 by default; the "
-                                                               "default is 100"))
+        weightings.append(("x_max", _weighting(x, 10.0, 0.75), text("check glove weighting default x_max")))
     elif (x_max, alpha) != (100.0, 0.75):
-        weightings.append(("x_max", _weighting(x, 100.0, 0.75), "the weighting ignores the x_max and alpha arguments"))
+        weightings.append(("x_max", _weighting(x, 100.0, 0.75), text("check glove weighting arguments ignored")))
     zeros = np.zeros(n)
-    biases = [("", b, b_context, None), ("bias", zeros, zeros, "the biases b_n + b̃_n are missing"),
-              ("bias", b, zeros, "the context bias b̃_n is missing"), ("bias", zeros, b_context,
-                                                                        "the word bias b_n is missing")]
-    targets = [("", np.log(x), None), ("log", x, "it fits x_n where the paper fits log x_n")]
-    half = ("it is exactly half of J: that is glove.c's convention, with 1/2 in front; this assignment asks for "
-            "the paper's J = Σ f(x_n)(...)², without the 1/2")
-    mean = "it takes the mean over the n entries where J is a sum"
+    biases = [("", b, b_context, None), ("bias", zeros, zeros, text("check glove no biases")),
+              ("bias", b, zeros, text("check glove no context bias")),
+              ("bias", zeros, b_context, text("check glove no word bias"))]
+    targets = [("", np.log(x), None), ("log", x, text("check glove fits x"))]
+    half = text("check glove half")
+    mean = text("check glove mean")
     scales = [("", 1.0, []), ("half", 0.5, [half]), ("mean", 1 / n, [mean]), ("half+mean", 0.5 / n, [mean, half])]
     findings = []
     for (w_key, weights, w_wrong), (b_key, word_bias, context_bias, b_wrong), (t_key, target, t_wrong), \
@@ -170,7 +164,7 @@ def _glove_loss_findings(w, w_context, b, b_context, x, x_max, alpha, defaults, 
         if parts and _close(loss, _glove_loss_variant(w, w_context, word_bias, context_bias, x, weights, target,
                                                       scale)):
             keys = "+".join(key for key in (w_key, b_key, t_key, s_key) if key)
-            findings.append((keys, "Your loss: " + "; ".join(parts) + f" (got {loss:.6g}, expected {reference:.6g})"))
-    return findings + [(GENERIC, f"The loss differs from Σ_n f(x_n)(w_n·w̃_n + b_n + b̃_n - log x_n)²: got {loss:.6g}, "
-                                f"expected {reference:.6g}; w_n·w̃_n is the dot product of row n of w and row n "
-                                "of w_context")]
+            findings.append((keys, text("check glove loss yours", parts=text("check semicolon").join(parts),
+                                        got=text("check got expected", got=loss, expected=reference))))
+    return findings + [(GENERIC, text("check glove loss differs",
+                                      got=text("check got expected", got=loss, expected=reference)))]
