@@ -253,4 +253,136 @@ PRINTED: dict[str, dict[str, str]] = {
               "product of row n of w and row n of w_context",
         "zh": "损失与 Σ_n f(x_n)(w_n·w̃_n + b_n + b̃_n - log x_n)² 不符：{got}；w_n·w̃_n 是 w 的第 n 行与 w_context "
               "的第 n 行的点积"},
+    # course.teaching.checks.corpus: the OOV rate that leave-one-out predicts (notebook 00)
+    "check oov where": {"en": "V={types}, N={tokens} tokens, min_counts={min_counts}",
+                        "zh": "V={types}，N={tokens} 个词元，min_counts={min_counts}"},
+    "check oov above the largest": {
+        "en": "{failure} Here min_count {min_count} is above the largest count, {largest}: no type reaches it, and "
+              "the estimate is 1.",
+        "zh": "{failure}这里 min_count {min_count} 大于最大的频次 {largest}：没有哪个词型能达到它，估计值就是 1。"},
+    "check oov right": {
+        "en": "the estimates match leave-one-out (Good–Turing) on {trials} random inputs (V from {span} types, "
+              "min_count up to {largest}).",
+        "zh": "在 {trials} 组随机输入上（V 取 {span} 个词型，min_count 最大到 {largest}），估计值都与留一法（"
+              "Good–Turing）一致。"},
+    "check oov training": {
+        "en": "Your estimate is the share of the training text that the vocabulary leaves out, Σ over c(w) < m of "
+              "c(w) / N, which is 0 at min_count 1. A new token is not among the counts that make the vocabulary: "
+              "take one token out of the training text first, and ask whether its type still reaches min_count",
+        "zh": "你的估计是训练文本中被词表排除的比例，即对 c(w) < m 求和 c(w) / N，它在 min_count 为 1 时等于 0。可新"
+              "的词元并不在构成词表的那些频次里：应先从训练文本中拿掉一个词元，再看它的词型是否仍然达到 min_count"},
+    "check oov one too many": {
+        "en": "Your estimate also counts the types seen exactly m + 1 times: with one of their occurrences taken "
+              "away they still have m and stay in the vocabulary",
+        "zh": "你的估计把恰好出现 m + 1 次的词型也算了进去：拿掉其中一次出现后它们仍有 m 次，依然留在词表中"},
+    "check oov unseen only": {
+        "en": "Your estimate is N_1 / N at every min_count: that is Good–Turing's share of the types never seen (r = "
+              "0) only; a vocabulary cut at m also leaves out the types seen 1 to m − 1 times",
+        "zh": "你的估计在每个 min_count 下都是 N_1 / N：这只是 Good–Turing 给从未见过的词型（r = 0）的份额；在 m 处截"
+              "断的词表还会排除出现 1 到 m − 1 次的词型"},
+    "check oov no unseen": {
+        "en": "Your estimate leaves out the types never seen in training (r = 0): Good–Turing gives them the share "
+              "N_1 / N of new text, the whole OOV rate at min_count 1",
+        "zh": "你的估计漏掉了训练中从未见过的词型（r = 0）：Good–Turing 给它们新文本中 N_1 / N 的份额，这就是 "
+              "min_count 为 1 时的全部未登录词率"},
+    "check oov types": {
+        "en": "Your estimate counts types, not tokens: the OOV rate is a share of the running text, so every type "
+              "weighs as much as its count",
+        "zh": "你的估计数的是词型，不是词元：未登录词率是连续文本中的比例，所以每个词型的权重等于它的频次"},
+    "check oov types and zeros": {
+        "en": "Your estimate counts types, not tokens (and the zero entries as types): the OOV rate is a share of "
+              "the running text, so every type weighs as much as its count",
+        "zh": "你的估计数的是词型，不是词元（还把频次为 0 的条目也算作词型）：未登录词率是连续文本中的比例，所以每个"
+              "词型的权重等于它的频次"},
+    "check oov N - 1": {
+        "en": "Your estimate divides by N − 1: each of the N training tokens is left out once, so the share is over N",
+        "zh": "你的估计除以了 N − 1：N 个训练词元各被留出一次，所以比例的分母是 N"},
+    "check oov not a share": {
+        "en": "Your estimate is a number of tokens, not a share: divide by N, the number of training tokens",
+        "zh": "你的估计是词元的个数，不是比例：应除以训练词元数 N"},
+    "check oov coverage": {
+        "en": "Your estimate is the share of new tokens that the vocabulary covers; return the share it misses",
+        "zh": "你的估计是词表覆盖的新词元比例；应返回它没有覆盖的比例"},
+    "check oov order": {"en": "Your rates are in the order of the sorted min_counts; return them in the order given",
+                        "zh": "你返回的比率按排序后的 min_counts 排列；应按给定的顺序返回"},
+    "check oov range": {
+        "en": "Some estimates are outside [0, 1] (from {low:.4g} to {high:.4g}); an OOV rate is a share of tokens",
+        "zh": "有些估计值不在 [0, 1] 之内（从 {low:.4g} 到 {high:.4g}）；未登录词率是词元的比例"},
+    "check oov differs": {
+        "en": "The estimates differ from the leave-one-out (Good–Turing) estimate: at min_count {min_count} you "
+              "return {got:.6g}, expected {expected:.6g}",
+        "zh": "估计值与留一法（Good–Turing）的估计不符：在 min_count 为 {min_count} 时你返回 {got:.6g}，应为 "
+              "{expected:.6g}"},
+    # positive PMI with a smoothed context distribution (notebook 01)
+    "check ppmi default alpha": {"en": "the default alpha", "zh": "alpha 取默认值"},
+    "check ppmi broadcast": {
+        "en": "{failure} The matrix has V = {rows} rows (words) and C = {columns} columns (contexts): P(w) sums each "
+              "row (axis=1), P(c) each column (axis=0), and a (V,) vector meets the (V, C) matrix as a column, [:, "
+              "None].",
+        "zh": "{failure}矩阵有 V = {rows} 行（词）和 C = {columns} 列（上下文）：P(w) 对每一行求和（axis=1），P(c) 对"
+              "每一列求和（axis=0）；(V,) 向量要作为列向量 [:, None] 与 (V, C) 矩阵运算。"},
+    "check ppmi warned": {
+        "en": "Your values are right, but numpy warned on the way: \"{warning}\". Zero counts are the case to "
+              "handle, not to compute through: take the logarithm of the cells with X_wc > 0 only, and divide only "
+              "by marginals that are not 0",
+        "zh": "你的数值是对的，但 numpy 在计算中发出了警告：“{warning}”。零频次是要专门处理的情形，不能硬算过去：只对"
+              " X_wc > 0 的单元取对数，也只除以不为 0 的边缘概率"},
+    "check ppmi right": {
+        "en": "PPMI matches the course's ppmi on {trials} random count matrices (V×C from {smallest} to {largest}, "
+              "with all-zero rows and columns, the default alpha and others), with no nan, inf or warning.",
+        "zh": "在 {trials} 个随机频次矩阵上（V×C 从 {smallest} 到 {largest}，含全零的行和列，alpha 取默认值和其他值）"
+              "，PPMI 都与课程的 ppmi 一致，且没有 nan、inf 或警告。"},
+    "check ppmi and": {"en": " and ", "zh": "和"},
+    "check ppmi not finite seen": {"en": "The result contains {kinds} in cells where X_wc > 0",
+                                   "zh": "返回值在 X_wc > 0 的单元中含有 {kinds}"},
+    "check ppmi not finite empty": {
+        "en": "The result contains {kinds} in the rows or columns whose counts are all 0 (a word or a context that "
+              "never occurs: P(w) = 0 or P(c) = 0, and 0/0 is nan); the pair was never seen, so its PPMI is 0",
+        "zh": "返回值在频次全为 0 的行或列中含有 {kinds}（从不出现的词或上下文：P(w) = 0 或 P(c) = 0，而 0/0 是 nan）"
+              "；这样的词对从未出现过，它的 PPMI 是 0"},
+    "check ppmi not finite zero": {
+        "en": "The result contains {kinds} in cells where X_wc = 0 (log 0 = -inf, and 0/0 is nan); a pair never seen "
+              "has PPMI 0",
+        "zh": "返回值在 X_wc = 0 的单元中含有 {kinds}（log 0 = -inf，0/0 是 nan）；从未出现过的词对 PPMI 为 0"},
+    "check ppmi zero cell": {
+        "en": "A cell with X_wc = 0 should have PPMI 0 (the pair was never seen); at {at} you return {value:.4g} (is "
+              "something added to the counts or to the probabilities to keep the logarithm finite?)",
+        "zh": "X_wc = 0 的单元的 PPMI 应为 0（这个词对从未出现过）；你在 {at} 处返回了 {value:.4g}（是不是为了让对数"
+              "有限，给频次或概率加了什么？）"},
+    "check ppmi no smoothing default": {
+        "en": "has no context smoothing: P_α(c) ∝ (Σ_w X_wc)^α, with α = 0.75 by default",
+        "zh": "没有对上下文分布做平滑：P_α(c) ∝ (Σ_w X_wc)^α，默认 α = 0.75"},
+    "check ppmi no smoothing": {"en": "has no context smoothing: P_α(c) ∝ (Σ_w X_wc)^α with α = {alpha:g}",
+                                "zh": "没有对上下文分布做平滑：P_α(c) ∝ (Σ_w X_wc)^α，其中 α = {alpha:g}"},
+    "check ppmi smooths words": {
+        "en": "smooths the word distribution P(w) (the row sums); the power α goes on the context distribution P(c), "
+              "the column sums",
+        "zh": "平滑的是词的分布 P(w)（行和）；α 次方应作用在上下文分布 P(c)，即列和上"},
+    "check ppmi smooths both": {
+        "en": "smooths the word distribution P(w) too; only the context distribution P(c) is raised to the power α",
+        "zh": "把词的分布 P(w) 也平滑了；只有上下文分布 P(c) 要取 α 次方"},
+    "check ppmi alpha ignored": {"en": "ignores the alpha argument (uses 0.75)",
+                                 "zh": "忽略了参数 alpha（用的是 0.75）"},
+    "check ppmi not normalised again": {
+        "en": "raises P(c) to the power α but does not normalise again: the powered values must be divided by their "
+              "own sum to make a distribution",
+        "zh": "对 P(c) 取了 α 次方，却没有重新归一化：取幂后的值要除以它们自己的和，才是一个分布"},
+    "check ppmi powered sums": {
+        "en": "uses the powered column sums (Σ_w X_wc)^α as P_α(c) without dividing by their sum",
+        "zh": "直接把取幂后的列和 (Σ_w X_wc)^α 当作 P_α(c)，没有除以它们的和"},
+    "check ppmi divided by total": {
+        "en": "divides the powered column sums (Σ_w X_wc)^α by the total count; P_α(c) divides them by their own sum",
+        "zh": "把取幂后的列和 (Σ_w X_wc)^α 除以了总频次；P_α(c) 应除以它们自己的和"},
+    "check ppmi log2": {"en": "uses log base 2 (bits); the course's PPMI uses the natural logarithm, np.log",
+                        "zh": "用的是以 2 为底的对数（比特）；课程的 PPMI 用自然对数 np.log"},
+    "check ppmi log10": {"en": "uses log base 10; the course's PPMI uses the natural logarithm, np.log",
+                         "zh": "用的是以 10 为底的对数；课程的 PPMI 用自然对数 np.log"},
+    "check ppmi negative kept": {"en": "keeps the negative values: this is PMI, not PPMI = max(0, PMI)",
+                                 "zh": "保留了负值：这是 PMI，而不是 PPMI = max(0, PMI)"},
+    "check ppmi yours": {"en": "Your PPMI {parts}", "zh": "你的 PPMI {parts}"},
+    "check ppmi negative": {
+        "en": "Some values are negative (down to {smallest:.4g}): PPMI keeps only the positive part, max(0, PMI)",
+        "zh": "有些值是负的（最小为 {smallest:.4g}）：PPMI 只保留正的部分，即 max(0, PMI)"},
+    "check ppmi differs": {"en": "The values differ from the course's ppmi(counts, context_smoothing=alpha): {worst}",
+                           "zh": "数值与课程的 ppmi(counts, context_smoothing=alpha) 不符：{worst}"},
 }

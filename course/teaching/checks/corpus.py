@@ -8,6 +8,7 @@ from itertools import product
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     CheckFailed,
@@ -72,24 +73,23 @@ def check_oov_rate_estimate(function, *, seed: int | None = None, trials: int = 
     rng, failures = _start(function, "oov_rate_estimate", seed, trials)
     inputs = _sizes(trials, OOV_EDGES, lambda: _oov_inputs(rng, int(rng.integers(4, 401))))
     for counts, min_counts in inputs:
-        where = (f"V={_count(len(counts), 'type')}, N={int(counts.sum())} tokens, "
-                 f"min_counts={min_counts.tolist()}")
+        where = text("check oov where", types=_count(len(counts), "type"), tokens=int(counts.sum()),
+                     min_counts=min_counts.tolist())
         try:
             result = _call(function, (counts.copy(), min_counts.copy()),
                            shapes=f"counts {counts.shape}, min_counts {min_counts.shape}")
         except CheckFailed as failure:
             if min_counts.max() <= counts.max():
                 raise
-            raise CheckFailed(f"{failure} Here min_count {min_counts.max()} is above the largest count, "
-                              f"{counts.max()}: no type reaches it, and the estimate is 1.") from failure.__cause__
-        rates = _array(result, "The result", min_counts.shape, "(M,)", where)
+            raise CheckFailed(text("check oov above the largest", failure=failure, min_count=min_counts.max(),
+                                   largest=counts.max())) from failure.__cause__
+        rates = _array(result, text("check the result"), min_counts.shape, "(M,)", where)
         reference = _oov_reference(counts, min_counts)
         if not _close(rates, reference):
             failures.add(where, _oov_findings(counts, min_counts, rates, reference))
     failures.raise_if_any()
     sizes = [len(counts) for counts, _ in inputs]
-    _right(f"the estimates match leave-one-out (Good–Turing) on {trials} random inputs "
-           f"(V from {_span(sizes)} types, min_count up to {max(int(m.max()) for _, m in inputs)}).")
+    _right(text("check oov right", trials=trials, span=_span(sizes), largest=max(int(m.max()) for _, m in inputs)))
 
 
 def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]:
@@ -101,43 +101,24 @@ def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]
 
     seen_types = (counts > 0).sum()
     candidates = [  # (key, what a mistake gives, what is wrong)
-        ("training", share((c >= 1) & (c < m)),
-         "Your estimate is the share of the training text that the vocabulary leaves out, Σ over c(w) < m of "
-         "c(w) / N, which is 0 at min_count 1. A new token is not among the counts that make the vocabulary: "
-         "take one token out of the training text first, and ask whether its type still reaches min_count"),
-        ("one too many", share(c <= m + 1),
-         "Your estimate also counts the types seen exactly m + 1 times: with one of their occurrences taken away "
-         "they still have m and stay in the vocabulary"),
-        ("unseen only", share(np.broadcast_to(c == 1, (len(min_counts), len(counts)))),
-         "Your estimate is N_1 / N at every min_count: that is Good–Turing's share of the types never seen "
-         "(r = 0) only; a vocabulary cut at m also leaves out the types seen 1 to m − 1 times"),
-        ("no unseen", share((c >= 2) & (c <= m)),
-         "Your estimate leaves out the types never seen in training (r = 0): Good–Turing gives them the share "
-         "N_1 / N of new text, the whole OOV rate at min_count 1"),
-        ("types", ((c >= 1) & (c <= m)).sum(axis=1) / max(seen_types, 1),
-         "Your estimate counts types, not tokens: the OOV rate is a share of the running text, so every type "
-         "weighs as much as its count"),
-        *(("types", chosen.sum(axis=1) / len(counts),
-           "Your estimate counts types, not tokens (and the zero entries as types): the OOV rate is a share of "
-           "the running text, so every type weighs as much as its count")
+        ("training", share((c >= 1) & (c < m)), text("check oov training")),
+        ("one too many", share(c <= m + 1), text("check oov one too many")),
+        ("unseen only", share(np.broadcast_to(c == 1, (len(min_counts), len(counts)))), text("check oov unseen only")),
+        ("no unseen", share((c >= 2) & (c <= m)), text("check oov no unseen")),
+        ("types", ((c >= 1) & (c <= m)).sum(axis=1) / max(seen_types, 1), text("check oov types")),
+        *(("types", chosen.sum(axis=1) / len(counts), text("check oov types and zeros"))
           for chosen in (c <= m, (c >= 1) & (c <= m))),
-        ("N - 1", share(c <= m, total - 1) if total > 1 else None,
-         "Your estimate divides by N − 1: each of the N training tokens is left out once, so the share is "
-         "over N"),
-        ("not a share", share(c <= m, 1),
-         "Your estimate is a number of tokens, not a share: divide by N, the number of training tokens"),
-        ("coverage", 1 - reference,
-         "Your estimate is the share of new tokens that the vocabulary covers; return the share it misses"),
-        ("order", _oov_reference(counts, np.sort(min_counts)),
-         "Your rates are in the order of the sorted min_counts; return them in the order given"),
+        ("N - 1", share(c <= m, total - 1) if total > 1 else None, text("check oov N - 1")),
+        ("not a share", share(c <= m, 1), text("check oov not a share")),
+        ("coverage", 1 - reference, text("check oov coverage")),
+        ("order", _oov_reference(counts, np.sort(min_counts)), text("check oov order")),
     ]
     findings = [(key, wrong) for key, value, wrong in candidates if value is not None and _close(rates, value)]
     if rates.min() < -1e-12 or rates.max() > 1 + 1e-9:
-        findings.append(("fact:range", f"Some estimates are outside [0, 1] (from {rates.min():.4g} to "
-                                       f"{rates.max():.4g}); an OOV rate is a share of tokens"))
+        findings.append(("fact:range", text("check oov range", low=rates.min(), high=rates.max())))
     worst = int(np.argmax(np.abs(rates - reference)))
-    return findings + [(GENERIC, "The estimates differ from the leave-one-out (Good–Turing) estimate: at min_count "
-                                 f"{min_counts[worst]} you return {rates[worst]:.6g}, expected {reference[worst]:.6g}")]
+    return findings + [(GENERIC, text("check oov differs", min_count=min_counts[worst], got=rates[worst],
+                                      expected=reference[worst]))]
 
 
 # ------------------------------------------------------------------------------------- positive PMI
@@ -225,7 +206,7 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
                     lambda: _ppmi_inputs(rng, (int(rng.integers(3, 61)), int(rng.integers(3, 61)))))
     for trial, counts in enumerate(inputs):
         alpha, default = _ppmi_settings(rng, trial)
-        setting = "the default alpha" if default else f"alpha={alpha:g}"
+        setting = text("check ppmi default alpha") if default else f"alpha={alpha:g}"
         where = f"V×C = {counts.shape[0]}×{counts.shape[1]}, {setting}"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -235,28 +216,22 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
             except CheckFailed as failure:
                 if counts.shape[0] == counts.shape[1] or "broadcast" not in str(failure):
                     raise
-                raise CheckFailed(f"{failure} The matrix has V = {counts.shape[0]} rows (words) and "
-                                  f"C = {counts.shape[1]} columns (contexts): P(w) sums each row (axis=1), "
-                                  "P(c) each column (axis=0), and a (V,) vector meets the (V, C) matrix as a "
-                                  "column, [:, None].") from failure.__cause__
+                raise CheckFailed(text("check ppmi broadcast", failure=failure, rows=counts.shape[0],
+                                       columns=counts.shape[1])) from failure.__cause__
         if hasattr(result, "toarray"):  # a scipy sparse matrix is fine too
             result = result.toarray()
         reference = _ppmi_reference(counts, alpha)
         _ppmi_not_finite(counts, result, where)
-        values = _array(result, "The result", counts.shape, "(V, C)", where)
+        values = _array(result, text("check the result"), counts.shape, "(V, C)", where)
         findings = [] if _close(values, reference) else _ppmi_findings(counts, alpha, default, values, reference)
         numpy_warnings = [w for w in caught if issubclass(w.category, RuntimeWarning)]
         if numpy_warnings and not findings:
-            findings = [("fact:warning", f"Your values are right, but numpy warned on the way: "
-                                         f"\"{numpy_warnings[0].message}\". Zero counts are the case to handle, "
-                                         "not to compute through: take the logarithm of the cells with "
-                                         "X_wc > 0 only, and divide only by marginals that are not 0")]
+            findings = [("fact:warning", text("check ppmi warned", warning=numpy_warnings[0].message))]
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
     smallest, largest = (f"{counts.shape[0]}×{counts.shape[1]}" for counts in (inputs[0], max(inputs, key=np.size)))
-    _right(f"PPMI matches the course's ppmi on {trials} random count matrices (V×C from {smallest} to {largest}, "
-           "with all-zero rows and columns, the default alpha and others), with no nan, inf or warning.")
+    _right(text("check ppmi right", trials=trials, smallest=smallest, largest=largest))
 
 
 def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
@@ -269,17 +244,14 @@ def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
         return
     empty = (counts.sum(axis=1) == 0)[:, None] | (counts.sum(axis=0) == 0)[None, :]  # (V, C)
     bad = ~np.isfinite(array)
-    kinds = " and ".join(name for name, found in (("nan", np.isnan(array).any()), ("-inf", np.isneginf(array).any()),
-                                                  ("inf", np.isposinf(array).any())) if found)
+    found = (("nan", np.isnan(array).any()), ("-inf", np.isneginf(array).any()), ("inf", np.isposinf(array).any()))
+    kinds = text("check ppmi and").join(name for name, present in found if present)
     if bad[~empty].any() and (counts[bad] > 0).any():
-        message = f"The result contains {kinds} in cells where X_wc > 0"
+        message = text("check ppmi not finite seen", kinds=kinds)
     elif not bad[~empty].any():
-        message = (f"The result contains {kinds} in the rows or columns whose counts are all 0 (a word or a context "
-                   "that never occurs: P(w) = 0 or P(c) = 0, and 0/0 is nan); the pair was never seen, so its "
-                   "PPMI is 0")
+        message = text("check ppmi not finite empty", kinds=kinds)
     else:
-        message = (f"The result contains {kinds} in cells where X_wc = 0 (log 0 = -inf, and 0/0 is nan); a pair "
-                   "never seen has PPMI 0")
+        message = text("check ppmi not finite zero", kinds=kinds)
     raise CheckFailed(_sentence(message, where))
 
 
@@ -288,32 +260,23 @@ def _ppmi_findings(counts, alpha, default, values, reference) -> list[tuple[str,
     zero = counts == 0
     if np.any(values[zero] != 0):
         at = tuple(int(i) for i in np.argwhere(zero & (values != 0))[0])
-        findings.append(("fact:zero cell", f"A cell with X_wc = 0 should have PPMI 0 (the pair was never seen); "
-                                           f"at {at} you return {values[at]:.4g} (is something added to the "
-                                           "counts or to the probabilities to keep the logarithm finite?)"))
+        findings.append(("fact:zero cell", text("check ppmi zero cell", at=at, value=values[at])))
     smoothing = [("", 1.0, alpha, None)]
     if alpha != 1:
         smoothing += [
-            ("no smoothing", 1.0, 1.0, "has no context smoothing: P_α(c) ∝ (Σ_w X_wc)^α"
-                                       + (", with α = 0.75 by default" if default else f" with α = {alpha:g}")),
-            ("words", alpha, 1.0, "smooths the word distribution P(w) (the row sums); the power α goes on the "
-                                  "context distribution P(c), the column sums"),
-            ("both", alpha, alpha, "smooths the word distribution P(w) too; only the context distribution P(c) "
-                                   "is raised to the power α"),
+            ("no smoothing", 1.0, 1.0, text("check ppmi no smoothing default") if default
+             else text("check ppmi no smoothing", alpha=alpha)),
+            ("words", alpha, 1.0, text("check ppmi smooths words")),
+            ("both", alpha, alpha, text("check ppmi smooths both")),
         ]
     if alpha != 0.75 and not default:
-        smoothing.append(("alpha argument", 1.0, 0.75, "ignores the alpha argument (uses 0.75)"))
+        smoothing.append(("alpha argument", 1.0, 0.75, text("check ppmi alpha ignored")))
     scales = [("", "sum", None),
-              ("normalise", "probability", "raises P(c) to the power α but does not normalise again: the powered "
-                                           "values must be divided by their own sum to make a distribution"),
-              ("normalise", "none", "uses the powered column sums (Σ_w X_wc)^α as P_α(c) without dividing by "
-                                    "their sum"),
-              ("normalise", "total", "divides the powered column sums (Σ_w X_wc)^α by the total count; P_α(c) "
-                                     "divides them by their own sum")]
-    bases = [("", np.e, None), ("log2", 2.0, "uses log base 2 (bits); the course's PPMI uses the natural "
-                                              "logarithm, np.log"),
-             ("log10", 10.0, "uses log base 10; the course's PPMI uses the natural logarithm, np.log")]
-    clips = [("", True, None), ("clip", False, "keeps the negative values: this is PMI, not PPMI = max(0, PMI)")]
+              ("normalise", "probability", text("check ppmi not normalised again")),
+              ("normalise", "none", text("check ppmi powered sums")),
+              ("normalise", "total", text("check ppmi divided by total"))]
+    bases = [("", np.e, None), ("log2", 2.0, text("check ppmi log2")), ("log10", 10.0, text("check ppmi log10"))]
+    clips = [("", True, None), ("clip", False, text("check ppmi negative kept"))]
     for (s_key, word_power, context_power, s_wrong), (n_key, scale, n_wrong), (b_key, base, b_wrong), \
             (c_key, clip, c_wrong) in product(smoothing, scales, bases, clips):
         if scale != "sum" and word_power == context_power == 1.0:
@@ -325,10 +288,8 @@ def _ppmi_findings(counts, alpha, default, values, reference) -> list[tuple[str,
                                 clip=clip)
         if _close(values, variant):
             findings.append(("+".join(k for k in (s_key, n_key, b_key, c_key) if k),
-                             "Your PPMI " + "; and it ".join(wrong)))
+                             text("check ppmi yours", parts=text("check glove and it").join(wrong))))
     if values.min() < 0:
-        findings.append(("fact:negative", f"Some values are negative (down to {values.min():.4g}): PPMI keeps only "
-                                          "the positive part, max(0, PMI)"))
-    return findings + [(GENERIC, f"The values differ from the course's ppmi(counts, context_smoothing=alpha): "
-                                 f"{_worst(values, reference)}")]
+        findings.append(("fact:negative", text("check ppmi negative", smallest=values.min())))
+    return findings + [(GENERIC, text("check ppmi differs", worst=_worst(values, reference)))]
 
