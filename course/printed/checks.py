@@ -385,4 +385,124 @@ PRINTED: dict[str, dict[str, str]] = {
         "zh": "有些值是负的（最小为 {smallest:.4g}）：PPMI 只保留正的部分，即 max(0, PMI)"},
     "check ppmi differs": {"en": "The values differ from the course's ppmi(counts, context_smoothing=alpha): {worst}",
                            "zh": "数值与课程的 ppmi(counts, context_smoothing=alpha) 不符：{worst}"},
+    # course.teaching.checks.analogy: 3CosAdd (notebook 05)
+    "check analogy unit offset": {
+        "en": "builds the offset from vectors that are not unit length: normalise a, b and c first, b̂ - â + ĉ",
+        "zh": "用未归一化的向量构造了偏移：应先把 a、b、c 归一化为单位向量，即 b̂ - â + ĉ"},
+    "check analogy dot product": {
+        "en": "scores the candidates by dot product with vectors that are not unit length; 3CosAdd takes the cosine "
+              "(normalise the candidates to unit vectors)",
+        "zh": "用未归一化向量的点积给候选词打分；3CosAdd 取的是余弦（应把候选词归一化为单位向量）"},
+    "check analogy not unit": {
+        "en": "uses vectors that are not unit length, both in the offset and for the candidates; 3CosAdd takes the "
+              "cosine with b̂ - â + ĉ (all unit vectors)",
+        "zh": "偏移和候选词用的都是未归一化的向量；3CosAdd 取的是与 b̂ - â + ĉ 的余弦（全部是单位向量）"},
+    "check analogy a - b + c": {"en": "uses the offset a - b + c; for 'a is to b as c is to d', d ≈ b - a + c",
+                                "zh": "用的偏移是 a - b + c；对“a 之于 b 犹如 c 之于 d”，d ≈ b - a + c"},
+    "check analogy a + b - c": {"en": "uses the offset a + b - c; for 'a is to b as c is to d', d ≈ b - a + c",
+                                "zh": "用的偏移是 a + b - c；对“a 之于 b 犹如 c 之于 d”，d ≈ b - a + c"},
+    "check analogy b + c": {"en": "uses b + c without subtracting a; d ≈ b - a + c",
+                            "zh": "用的是 b + c，没有减去 a；d ≈ b - a + c"},
+    "check analogy b - a": {"en": "uses b - a without adding c; d ≈ b - a + c",
+                            "zh": "用的是 b - a，没有加上 c；d ≈ b - a + c"},
+    "check analogy where": {"en": "V={size} words, d={dim}, the question {a} : {b} :: {c} : ?",
+                            "zh": "V={size} 个词，d={dim}，问题 {a} : {b} :: {c} : ?"},
+    "check analogy shapes": {"en": "a KeyedVectors of {size} words × {dim} dimensions",
+                             "zh": "{size} 个词 × {dim} 维的 KeyedVectors"},
+    "check analogy right": {
+        "en": "the answers match 3CosAdd on {trials} random sets of vectors (V from {size} words, d from {dim}).",
+        "zh": "在 {trials} 组随机向量上（V 取 {size} 个词，d 取 {dim}），答案都与 3CosAdd 一致。"},
+    "check analogy not in kv": {"en": "Your answer {answer!r} is not a word of kv",
+                                "zh": "你的答案 {answer!r} 不是 kv 中的词"},
+    "check analogy got a sequence": {"en": "{got} starting with {first!r}; return only the word (a str)",
+                                     "zh": "以 {first!r} 开头的 {got}；只需返回这个词（一个 str）"},
+    "check analogy got an index": {"en": "the index {index}; return the word itself, kv.index_to_key[{index}]",
+                                   "zh": "下标 {index}；应返回词本身，即 kv.index_to_key[{index}]"},
+    "check analogy got something else": {"en": "{got}; return the word (a str)",
+                                         "zh": "{got}；应返回这个词（一个 str）"},
+    "check analogy returns": {"en": "Your function should return a word, got {hint}",
+                              "zh": "你的函数应当返回一个词，实际返回的是{hint}"},
+    "check analogy question word": {
+        "en": "Your answer {answer!r} is one of the question words a, b, c; exclude a, b and c from the candidates "
+              "(they are usually the closest to b̂ - â + ĉ)",
+        "zh": "你的答案 {answer!r} 是问题中的词 a、b、c 之一；应把 a、b、c 排除在候选词之外（它们通常离 b̂ - â + ĉ 最"
+              "近）"},
+    "check analogy mistake": {
+        "en": "Your answer {answer!r} is what 3CosAdd gives when it {wrong}; the answer is {right!r}",
+        "zh": "你的答案 {answer!r} 正是 3CosAdd 在这种情况下给出的：{wrong}；正确答案是 {right!r}"},
+    "check analogy differs": {
+        "en": "Your answer {answer!r} is not the word whose unit vector has the largest cosine with b̂ - â + ĉ: that "
+              "is {right!r} (cosine {best:.4f}; yours {yours:.4f})",
+        "zh": "你的答案 {answer!r} 不是单位向量与 b̂ - â + ĉ 余弦最大的词：那个词是 {right!r}（余弦 {best:.4f}；你的"
+              "答案为 {yours:.4f}）"},
+    # course.teaching.checks.bias: WEAT's effect size and p-value (notebook 05)
+    "check weat d x only": {
+        "en": "Your effect size divides by the standard deviation of s(x, A, B) over X only; d takes it over all the "
+              "target words, X ∪ Y",
+        "zh": "你的效应量除以的是 s(x, A, B) 只在 X 上的标准差；d 取的是全部目标词 X ∪ Y 上的标准差"},
+    "check weat d two groups": {
+        "en": "Your effect size divides by Cohen's pooled standard deviation of the two groups; WEAT's d takes one "
+              "standard deviation over X ∪ Y together",
+        "zh": "你的效应量除以的是两组的 Cohen 合并标准差；WEAT 的 d 取的是 X ∪ Y 合在一起的一个标准差"},
+    "check weat d not standardised": {
+        "en": "Your effect size is the difference of the means without dividing by the standard deviation over X ∪ "
+              "Y: that is not standardised, and it is not d",
+        "zh": "你的效应量是均值之差，却没有除以 X ∪ Y 上的标准差：这样没有标准化，也就不是 d"},
+    "check weat d population": {
+        "en": "Your effect size uses the population standard deviation (ddof=0); the assignment asks for the sample "
+              "standard deviation, ddof=1",
+        "zh": "你的效应量用的是总体标准差（ddof=0）；本作业要求样本标准差，即 ddof=1"},
+    "check weat d dot": {
+        "en": "Your effect size uses raw dot products w · a where WEAT takes the cosine cos(w, a): normalise the "
+              "vectors to unit length first",
+        "zh": "你的效应量用的是原始点积 w · a，而 WEAT 取的是余弦 cos(w, a)：应先把向量归一化为单位长度"},
+    "check weat d sums": {
+        "en": "Your association s(w, A, B) sums the cosines over A and over B; it is the mean over A minus the mean "
+              "over B (they differ when |A| ≠ |B|)",
+        "zh": "你的关联度 s(w, A, B) 对 A 和 B 上的余弦求了和；它应是 A 上的均值减去 B 上的均值（|A| ≠ |B| 时两者不同"
+              "）"},
+    "check weat p strict": {
+        "en": "Your p-value counts only the splits whose statistic is strictly above the observed one, so the "
+              "observed split itself is missing: count those at least as large (≥), with a tolerance for rounding, "
+              "since the observed split added up again may differ in the last bits",
+        "zh": "你的 p 值只数了统计量严格大于观测值的划分，漏掉了观测到的那个划分本身：应数不小于观测值（≥）的划分，并"
+              "留一点舍入误差的余量，因为重新求和的观测划分可能在最后几位上有出入"},
+    "check weat p two-sided": {
+        "en": "Your p-value is two-sided (|statistic| ≥ |observed|); WEAT's is one-sided: the share of splits whose "
+              "difference of means is at least the observed one",
+        "zh": "你的 p 值是双侧的（|统计量| ≥ |观测值|）；WEAT 的是单侧的：均值之差不小于观测值的划分所占的比例"},
+    "check weat p other tail": {
+        "en": "Your p-value counts the splits whose statistic is at most the observed one: the other tail. Count "
+              "those at least as large as the observed one",
+        "zh": "你的 p 值数的是统计量不大于观测值的划分，也就是另一侧的尾部。应数不小于观测值的划分"},
+    "check weat p complement": {
+        "en": "Your p-value is 1 minus the right one: count the splits whose statistic is at least the observed one, "
+              "not those below it",
+        "zh": "你的 p 值是 1 减去正确值：应数统计量不小于观测值的划分，而不是小于它的"},
+    "check weat returns": {"en": "Your function should return a tuple (effect_size, p_value) of 2 numbers, got {got}",
+                           "zh": "你的函数应当返回含 2 个数的元组 (effect_size, p_value)，实际返回的是 {got}"},
+    "check weat the effect size": {"en": "The effect size", "zh": "效应量"},
+    "check weat the p-value": {"en": "The p-value", "zh": "p 值"},
+    "check weat right": {
+        "en": "the effect size and the exact p-value match WEAT on {trials} random sets of vectors (n_X + n_Y from "
+              "{span} target words, up to {splits} splits).",
+        "zh": "在 {trials} 组随机向量上（n_X + n_Y 取 {span} 个目标词，最多 {splits} 种划分），效应量和精确 p 值都与 "
+              "WEAT 一致。"},
+    "check weat d sign": {
+        "en": "Your effect size has the sign turned round: d is mean over X minus mean over Y of s(w, A, B), with s "
+              "= mean cos to A minus mean cos to B",
+        "zh": "你的效应量符号反了：d 是 s(w, A, B) 在 X 上的均值减去在 Y 上的均值，其中 s = 与 A 的平均余弦减去与 B "
+              "的平均余弦"},
+    "check weat d differs": {"en": "Your effect size is {value:.6g}; WEAT's d is {right:.6g}",
+                             "zh": "你的效应量为 {value:.6g}；WEAT 的 d 为 {right:.6g}"},
+    "check weat p range": {"en": "Your p-value {value:.6g} is not between 0 and 1",
+                           "zh": "你的 p 值 {value:.6g} 不在 0 和 1 之间"},
+    "check weat p fraction": {
+        "en": "Your p-value {value:.6g} is not a whole number of splits out of the {splits} ways to choose {chosen} "
+              "of the {targets} target words as X_i: enumerate every split once",
+        "zh": "你的 p 值 {value:.6g} 不是整数个划分除以 {splits}（从 {targets} 个目标词中选 {chosen} 个作为 X_i 的方"
+              "法数）：应把每种划分恰好枚举一次"},
+    "check weat p differs": {
+        "en": "Your p-value is {value:.6g}; the exact one-sided p-value over the {splits} splits is {right:.6g}",
+        "zh": "你的 p 值为 {value:.6g}；在 {splits} 种划分上精确的单侧 p 值为 {right:.6g}"},
 }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...edition import text
 from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start, compares_with
 
 # ------------------------------------------------------------------------------- 3CosAdd analogy
@@ -29,17 +30,14 @@ def _analogy_scores(vectors: np.ndarray, abc: Sequence[int], coefficients=(-1, 1
     return scores
 
 
-_ANALOGY_MISTAKES = [  # (key, what is wrong, arguments of _analogy_scores)
-    ("unit", "builds the offset from vectors that are not unit length: normalise a, b and c first, b̂ - â + ĉ",
-     {"unit_offset": False}),
-    ("unit", "scores the candidates by dot product with vectors that are not unit length; 3CosAdd takes the "
-             "cosine (normalise the candidates to unit vectors)", {"cosine": False}),
-    ("unit", "uses vectors that are not unit length, both in the offset and for the candidates; 3CosAdd takes the "
-             "cosine with b̂ - â + ĉ (all unit vectors)", {"unit_offset": False, "cosine": False}),
-    ("offset", "uses the offset a - b + c; for 'a is to b as c is to d', d ≈ b - a + c", {"coefficients": (1, -1, 1)}),
-    ("offset", "uses the offset a + b - c; for 'a is to b as c is to d', d ≈ b - a + c", {"coefficients": (1, 1, -1)}),
-    ("offset", "uses b + c without subtracting a; d ≈ b - a + c", {"coefficients": (0, 1, 1)}),
-    ("offset", "uses b - a without adding c; d ≈ b - a + c", {"coefficients": (-1, 1, 0)}),
+_ANALOGY_MISTAKES = [  # (key, what is wrong: its key in the catalogue, arguments of _analogy_scores)
+    ("unit", "check analogy unit offset", {"unit_offset": False}),
+    ("unit", "check analogy dot product", {"cosine": False}),
+    ("unit", "check analogy not unit", {"unit_offset": False, "cosine": False}),
+    ("offset", "check analogy a - b + c", {"coefficients": (1, -1, 1)}),
+    ("offset", "check analogy a + b - c", {"coefficients": (1, 1, -1)}),
+    ("offset", "check analogy b + c", {"coefficients": (0, 1, 1)}),
+    ("offset", "check analogy b - a", {"coefficients": (-1, 1, 0)}),
 ]
 
 
@@ -100,43 +98,40 @@ def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20
         kv = KeyedVectors(dim)
         kv.add_vectors(words, vectors.astype(np.float32))
         a, b, c = (words[i] for i in abc)
-        where = f"V={size} words, d={dim}, the question {a} : {b} :: {c} : ?"
-        answer = _call(function, (kv, a, b, c), shapes=f"a KeyedVectors of {size} words × {dim} dimensions")
+        where = text("check analogy where", size=size, dim=dim, a=a, b=b, c=c)
+        answer = _call(function, (kv, a, b, c), shapes=text("check analogy shapes", size=size, dim=dim))
         _check_word(answer, kv, where)
         scores = _analogy_scores(vectors, abc)
         right = words[int(np.argmax(scores))]
         if answer != right:
             failures.add(where, _analogy_findings(vectors, abc, words, answer, right, scores))
     failures.raise_if_any()
-    _right(f"the answers match 3CosAdd on {trials} random sets of vectors "
-           f"(V from {_span([s for s, _, _ in sizes])} words, d from {_span([d for _, d, _ in sizes])}).")
+    _right(text("check analogy right", trials=trials, size=_span([s for s, _, _ in sizes]),
+                dim=_span([d for _, d, _ in sizes])))
 
 
 def _check_word(answer, kv, where: str) -> None:
     if isinstance(answer, str):
         if answer not in kv.key_to_index:
-            raise CheckFailed(_sentence(f"Your answer {answer!r} is not a word of kv", where))
+            raise CheckFailed(_sentence(text("check analogy not in kv", answer=answer), where))
         return
     if isinstance(answer, tuple | list) and answer and isinstance(answer[0], str):
-        hint = f"{_describe(answer)} starting with {answer[0]!r}; return only the word (a str)"
+        hint = text("check analogy got a sequence", got=_describe(answer), first=answer[0])
     elif isinstance(answer, int | np.integer):
-        hint = f"the index {int(answer)}; return the word itself, kv.index_to_key[{int(answer)}]"
+        hint = text("check analogy got an index", index=int(answer))
     else:
-        hint = f"{_describe(answer)}; return the word (a str)"
-    raise CheckFailed(_sentence(f"Your function should return a word, got {hint}", where))
+        hint = text("check analogy got something else", got=_describe(answer))
+    raise CheckFailed(_sentence(text("check analogy returns", hint=hint), where))
 
 
 def _analogy_findings(vectors, abc, words, answer, right, scores) -> list[tuple[str, str]]:
     index = words.index(answer)
     findings = []
     if index in abc:
-        findings.append(("fact:exclude", f"Your answer {answer!r} is one of the question words a, b, c; exclude a, b "
-                                    "and c from the candidates (they are usually the closest to b̂ - â + ĉ)"))
+        findings.append(("fact:exclude", text("check analogy question word", answer=answer)))
     for key, wrong, kwargs in _ANALOGY_MISTAKES:
         if int(np.argmax(_analogy_scores(vectors, abc, **kwargs))) == index:
-            findings.append((key, f"Your answer {answer!r} is what 3CosAdd gives when it {wrong}; the answer is "
-                                  f"{right!r}"))
+            findings.append((key, text("check analogy mistake", answer=answer, wrong=text(wrong), right=right)))
     cosines = _analogy_scores(vectors, abc, exclude=False)
-    return findings + [(GENERIC, f"Your answer {answer!r} is not the word whose unit vector has the largest cosine "
-                                  f"with b̂ - â + ĉ: that is {right!r} (cosine {scores.max():.4f}; "
-                                  f"yours {cosines[index]:.4f})")]
+    return findings + [(GENERIC, text("check analogy differs", answer=answer, right=right, best=scores.max(),
+                                      yours=cosines[index]))]

@@ -9,6 +9,7 @@ from math import comb
 import numpy as np
 
 from ...analysis.bias import associations, weat_vectors
+from ...edition import text
 from .common import (
     GENERIC,
     CheckFailed,
@@ -64,30 +65,19 @@ def _p_values(X, Y, A, B) -> dict[str, float]:
             "complement": float(1 - at_least)}
 
 
-_D_MISTAKES = [  # (key, keyword arguments of _effect_size, what is wrong)
-    ("d:x_only", {"std": "x_only"}, "Your effect size divides by the standard deviation of s(x, A, B) over X only; "
-                                    "d takes it over all the target words, X ∪ Y"),
-    ("d:two_groups", {"std": "two_groups"}, "Your effect size divides by Cohen's pooled standard deviation of the two "
-                                            "groups; WEAT's d takes one standard deviation over X ∪ Y together"),
-    ("d:none", {"std": "none"}, "Your effect size is the difference of the means without dividing by the standard "
-                                "deviation over X ∪ Y: that is not standardised, and it is not d"),
-    ("d:population", {"std": "population"}, "Your effect size uses the population standard deviation (ddof=0); "
-                                            "the assignment asks for the sample standard deviation, ddof=1"),
-    ("d:dot", {"cosine": False}, "Your effect size uses raw dot products w · a where WEAT takes the cosine "
-                                 "cos(w, a): normalise the vectors to unit length first"),
-    ("d:sums", {"mean_attributes": False}, "Your association s(w, A, B) sums the cosines over A and over B; it is "
-                                           "the mean over A minus the mean over B (they differ when |A| ≠ |B|)"),
+_D_MISTAKES = [  # (key, keyword arguments of _effect_size, what is wrong: its key in the catalogue)
+    ("d:x_only", {"std": "x_only"}, "check weat d x only"),
+    ("d:two_groups", {"std": "two_groups"}, "check weat d two groups"),
+    ("d:none", {"std": "none"}, "check weat d not standardised"),
+    ("d:population", {"std": "population"}, "check weat d population"),
+    ("d:dot", {"cosine": False}, "check weat d dot"),
+    ("d:sums", {"mean_attributes": False}, "check weat d sums"),
 ]
-_P_MISTAKES = {
-    "strict": "Your p-value counts only the splits whose statistic is strictly above the observed one, so the "
-              "observed split itself is missing: count those at least as large (≥), with a tolerance for "
-              "rounding, since the observed split added up again may differ in the last bits",
-    "two_sided": "Your p-value is two-sided (|statistic| ≥ |observed|); WEAT's is one-sided: the share of splits "
-                 "whose difference of means is at least the observed one",
-    "other_tail": "Your p-value counts the splits whose statistic is at most the observed one: the other tail. "
-                  "Count those at least as large as the observed one",
-    "complement": "Your p-value is 1 minus the right one: count the splits whose statistic is at least the "
-                  "observed one, not those below it",
+_P_MISTAKES = {  # what is wrong: its key in the catalogue
+    "strict": "check weat p strict",
+    "two_sided": "check weat p two-sided",
+    "other_tail": "check weat p other tail",
+    "complement": "check weat p complement",
 }
 
 
@@ -133,11 +123,9 @@ def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 2
         result = _call(function, (X.copy(), Y.copy(), A.copy(), B.copy()),
                        shapes=f"X {X.shape}, Y {Y.shape}, A {A.shape}, B {B.shape}")
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence("Your function should return a tuple (effect_size, p_value) of 2 numbers, "
-                                        f"got {_describe(result)}", where))
-        effect_size, p_value = (_number(value, name, where) for value, name in zip(result, ("The effect size",
-                                                                                            "The p-value"),
-                                                                                     strict=True))
+            raise CheckFailed(_sentence(text("check weat returns", got=_describe(result)), where))
+        names = (text("check weat the effect size"), text("check weat the p-value"))
+        effect_size, p_value = (_number(value, name, where) for value, name in zip(result, names, strict=True))
         reference = weat_vectors(X, Y, A, B)
         assert reference.exact
         findings = []
@@ -148,34 +136,31 @@ def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 2
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the effect size and the exact p-value match WEAT on {trials} random sets of vectors "
-           f"(n_X + n_Y from {_span([c[0] + c[1] for c in cases])} target words, up to "
-           f"{max(comb(c[0] + c[1], c[0]) for c in cases)} splits).")
+    _right(text("check weat right", trials=trials, span=_span([c[0] + c[1] for c in cases]),
+                splits=max(comb(c[0] + c[1], c[0]) for c in cases)))
 
 
 def _effect_findings(X, Y, A, B, value: float, right: float) -> list[tuple[str, str]]:
     findings = []
     if _close(value, -right):
-        findings.append(("d:sign", "Your effect size has the sign turned round: d is mean over X minus mean over "
-                                   "Y of s(w, A, B), with s = mean cos to A minus mean cos to B"))
+        findings.append(("d:sign", text("check weat d sign")))
     for key, kwargs, message in _D_MISTAKES:
         mistaken = _effect_size(X, Y, A, B, **kwargs)
         if _close(value, mistaken) or _close(value, -mistaken):
-            findings.append((key, message))
-    return findings + [(GENERIC, f"Your effect size is {value:.6g}; WEAT's d is {right:.6g}")]
+            findings.append((key, text(message)))
+    return findings + [(GENERIC, text("check weat d differs", value=value, right=right))]
 
 
 def _p_findings(X, Y, A, B, value: float, reference) -> list[tuple[str, str]]:
     findings = []
     if not 0 <= value <= 1:
-        findings.append(("fact:p_range", f"Your p-value {value:.6g} is not between 0 and 1"))
+        findings.append(("fact:p_range", text("check weat p range", value=value)))
     wrong = _p_values(X, Y, A, B)
     for key, message in _P_MISTAKES.items():
         if _close(value, wrong[key]):
-            findings.append((f"p:{key}", message))
+            findings.append((f"p:{key}", text(message)))
     if not _close(value * reference.partitions, round(value * reference.partitions)):
-        findings.append(("p:fraction", f"Your p-value {value:.6g} is not a whole number of splits out of the "
-                                       f"{reference.partitions} ways to choose {len(X)} of the {len(X) + len(Y)} "
-                                       "target words as X_i: enumerate every split once"))
-    return findings + [(GENERIC, f"Your p-value is {value:.6g}; the exact one-sided p-value over the "
-                                 f"{reference.partitions} splits is {reference.p_value:.6g}")]
+        findings.append(("p:fraction", text("check weat p fraction", value=value, splits=reference.partitions,
+                                            chosen=len(X), targets=len(X) + len(Y))))
+    return findings + [(GENERIC, text("check weat p differs", value=value, splits=reference.partitions,
+                                      right=reference.p_value))]
