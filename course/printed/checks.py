@@ -505,4 +505,107 @@ PRINTED: dict[str, dict[str, str]] = {
     "check weat p differs": {
         "en": "Your p-value is {value:.6g}; the exact one-sided p-value over the {splits} splits is {right:.6g}",
         "zh": "你的 p 值为 {value:.6g}；在 {splits} 种划分上精确的单侧 p 值为 {right:.6g}"},
+    # course.teaching.checks.bounds: the entropy bound (notebook 03)
+    "check bound the entropy": {"en": "the entropy", "zh": "熵"},
+    "check bound the mean code length": {"en": "the mean code length", "zh": "平均编码长度"},
+    "check bound the balanced length": {"en": "the balanced tree's code length", "zh": "平衡树的编码长度"},
+    "check bound two words": {"en": "two words", "zh": "两个词"},
+    "check bound dominant": {"en": "one word with {top:,} of the occurrences", "zh": "一个词占了 {top:,} 次出现"},
+    "check bound equal": {"en": "every count the same", "zh": "所有频次都相同"},
+    "check bound halves": {"en": "every p(w) a power of 1/2", "zh": "每个 p(w) 都是 1/2 的幂"},
+    "check bound ties": {"en": "small counts with ties", "zh": "有并列的小频次"},
+    "check bound zipf": {"en": "Zipf counts", "zh": "齐普夫分布的频次"},
+    "check bound returns": {
+        "en": "Your function should return a tuple (entropy, mean_length, balanced_length) of 3 numbers, got {got}",
+        "zh": "你的函数应当返回含 3 个数的元组 (entropy, mean_length, balanced_length)，实际返回的是 {got}"},
+    "check bound right": {
+        "en": "the entropy, the Huffman code's mean length and the balanced tree's match on {trials} random inputs "
+              "(W from {span} words), and H <= L < H + 1 held on every one.",
+        "zh": "在 {trials} 组随机输入上（W 取 {span} 个词），熵、霍夫曼编码的平均长度和平衡树的编码长度都一致，而且每"
+              "一组都满足 H <= L < H + 1。"},
+    "check bound said": {"en": " ({said})", "zh": "（{said}）"},
+    "check bound values now": {"en": "here H = {entropy:.6g} bits and the Huffman code's L = {length:.6g}",
+                               "zh": "这里 H = {entropy:.6g} 比特，霍夫曼编码的 L = {length:.6g}"},
+    "check bound assertion equality": {
+        "en": "Your function's assertion failed{said}, on counts where every p(w) is a power of 1/2: {values}, "
+              "equal. The left side of the bound holds with equality here (H <= L, not H < L), and an entropy "
+              "computed in floats may land a rounding error above L; state the bound so that it survives that",
+        "zh": "你的函数中的断言失败了{said}，失败在每个 p(w) 都是 1/2 的幂的频次上：{values}，两者相等。这时界的左边"
+              "取等号（H <= L，而不是 H < L），而用浮点数算出的熵可能因舍入误差略高于 L；写断言时要让它经得起这一点"},
+    "check bound assertion numbers": {
+        "en": "Your function's assertion failed{said}: {values}, and H <= L < H + 1 holds for every Huffman code, so "
+              "one of the numbers it compares is wrong. The usual causes: the entropy in nats (natural log) instead "
+              "of bits, or the plain mean of the code lengths instead of the mean weighted by the counts",
+        "zh": "你的函数中的断言失败了{said}：{values}，而任何霍夫曼编码都满足 H <= L < H + 1，所以断言比较的某个数算"
+              "错了。常见原因：熵用了奈特（自然对数）而不是比特，或者编码长度取了简单平均而不是按频次加权的平均"},
+    "check bound nats": {
+        "en": "Your entropy is in nats: you used the natural log. A code's length is counted in bits, so the entropy "
+              "takes log base 2",
+        "zh": "你的熵以奈特为单位：用的是自然对数。编码长度以比特计，所以熵要取以 2 为底的对数"},
+    "check bound log10": {"en": "Your entropy uses log base 10; bits take log base 2",
+                          "zh": "你的熵用的是以 10 为底的对数；比特要用以 2 为底的对数"},
+    "check bound entropy sign": {"en": "Your entropy has the wrong sign: H = -Σ p log2 p is never negative",
+                                 "zh": "你的熵符号反了：H = -Σ p log2 p 从不为负"},
+    "check bound entropy of counts": {
+        "en": "Your entropy uses the counts where the probabilities p(w) = count / total belong",
+        "zh": "你的熵用的是频次，而这里应当用概率 p(w) = count / total"},
+    "check bound entropy unweighted": {
+        "en": "Your entropy is the plain mean of -log2 p(w) over the words; weight each by p(w)",
+        "zh": "你的熵是 -log2 p(w) 在各词上的简单平均；每一项都应以 p(w) 加权"},
+    "check bound entropy uniform": {
+        "en": "Your entropy is log2 W, the entropy of W equally frequent words, the largest there is; these words "
+              "are not equally frequent",
+        "zh": "你的熵是 log2 W，即 W 个等频词的熵，也是熵可能的最大值；而这些词并不等频"},
+    "check bound length unweighted": {
+        "en": "Your mean code length is the plain mean over the words, each counted once; the mean that decides the "
+              "cost per example weights each word's code length by its count: Σ c(w) L(w) / Σ c(w)",
+        "zh": "你的平均编码长度是各词的简单平均，每个词只算一次；决定每个样本计算量的平均要按频次给每个词的编码长度加"
+              "权：Σ c(w) L(w) / Σ c(w)"},
+    "check bound length total": {"en": "Your mean code length is not divided by the total count",
+                                 "zh": "你的平均编码长度没有除以总频次"},
+    "check bound length shannon": {
+        "en": "Your mean code length is that of Shannon's code, ceil(-log2 p(w)) bits per word: it satisfies the "
+              "bound too, but it is not optimal; a Huffman code is",
+        "zh": "你的平均编码长度是香农编码的，每个词 ceil(-log2 p(w)) 比特：它也满足这个界，但不是最优的；霍夫曼编码才"
+              "是"},
+    "check bound length entropy": {
+        "en": "Your mean code length is the entropy itself; a code spends a whole number of bits on each word, so "
+              "measure the lengths of a Huffman code",
+        "zh": "你的平均编码长度就是熵本身；编码给每个词的比特数是整数，所以要量出一个霍夫曼编码的长度"},
+    "check bound length balanced": {
+        "en": "Your mean code length is the balanced tree's; the Huffman tree gives the frequent words shorter codes",
+        "zh": "你的平均编码长度是平衡树的；霍夫曼树给高频词更短的编码"},
+    "check bound length longest": {"en": "Your mean code length is the longest code's length",
+                                   "zh": "你的平均编码长度是最长编码的长度"},
+    "check bound balanced ceil": {
+        "en": "Your balanced tree's code length is log2 W, which is not a whole number of bits unless W is a power "
+              "of two: the ceil is missing, ceil(log2 W)",
+        "zh": "你的平衡树编码长度是 log2 W，除非 W 是 2 的幂，否则它不是整数个比特：缺少向上取整，应为 ceil(log2 W)"},
+    "check bound balanced floor": {
+        "en": "Your balanced tree's code length is floor(log2 W): that many bits give fewer than W different codes",
+        "zh": "你的平衡树编码长度是 floor(log2 W)：这么多比特给出的不同编码少于 W 个"},
+    "check bound balanced plus one": {
+        "en": "Your balanced tree's code length is floor(log2 W) + 1 (or W.bit_length()), one bit too many when W is "
+              "a power of two: 2^k words need k bits",
+        "zh": "你的平衡树编码长度是 floor(log2 W) + 1（或 W.bit_length()），W 是 2 的幂时多了一个比特：2^k 个词只需要"
+              " k 比特"},
+    "check bound balanced nearly": {
+        "en": "Your balanced tree's code length is the mean of a nearly balanced tree whose codes have floor or "
+              "ceil(log2 W) bits; the balanced tree here gives every word the same code length, ceil(log2 W)",
+        "zh": "你的平衡树编码长度是一棵近似平衡树的平均长度，其编码有 floor(log2 W) 或 ceil(log2 W) 比特；这里的平衡"
+              "树给每个词相同的编码长度 ceil(log2 W)"},
+    "check bound order": {
+        "en": "Your three numbers are right but in the wrong order: return (entropy, mean_length, balanced_length)",
+        "zh": "你的三个数都对，但顺序错了：应返回 (entropy, mean_length, balanced_length)"},
+    "check bound broken": {
+        "en": "; and your function returned H = {entropy:.6g}, L = {length:.6g}, which break H <= L < H + 1: assert "
+              "the bound before returning, and it will stop such numbers",
+        "zh": "；另外，你的函数返回了 H = {entropy:.6g}、L = {length:.6g}，违反了 H <= L < H + 1：在返回之前断言这个"
+              "界，就能拦住这样的数"},
+    "check bound wrong value": {"en": "{name} is {value:.6g}, expected {expected:.6g}",
+                                "zh": "{name}为 {value:.6g}，应为 {expected:.6g}"},
+    "check bound differs": {
+        "en": "Your numbers differ from H = -Σ p log2 p, the Huffman code's Σ p(w) L(w) and ceil(log2 W): "
+              "{wrong}{note}",
+        "zh": "你的数与 H = -Σ p log2 p、霍夫曼编码的 Σ p(w) L(w) 以及 ceil(log2 W) 不符：{wrong}{note}"},
 }
