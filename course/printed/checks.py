@@ -608,4 +608,93 @@ PRINTED: dict[str, dict[str, str]] = {
         "en": "Your numbers differ from H = -Σ p log2 p, the Huffman code's Σ p(w) L(w) and ceil(log2 W): "
               "{wrong}{note}",
         "zh": "你的数与 H = -Σ p log2 p、霍夫曼编码的 Σ p(w) L(w) 以及 ceil(log2 W) 不符：{wrong}{note}"},
+    # course.teaching.checks.subwords: the merges of BPE (notebook 03)
+    "check bpe unweighted": {
+        "en": "Your pair counts are not weighted by the word counts: each word's pairs count once, however often the "
+              "word occurs. f(a, b) adds the count c(w) of the word for every occurrence of the pair in it",
+        "zh": "你的词对频次没有按词的频次加权：无论一个词出现多少次，它的词对都只算一次。词对每在词 w 中出现一次，"
+              "f(a, b) 就要加上这个词的频次 c(w)"},
+    "check bpe marker": {
+        "en": "Your merges never contain the end-of-word marker {end!r}: each word's symbols should start as its "
+              "characters followed by {end!r}, so that a piece ending a word ('est{end}') is learned apart from the "
+              "same letters inside one",
+        "zh": "你的合并里从来没有词尾标记 {end!r}：每个词的符号序列一开始应是它的字符再加上 {end!r}，这样位于词尾的片"
+              "段（'est{end}'）才能与词中间的同样字母分开学习"},
+    "check bpe across": {
+        "en": "Your merges glue the end of one word to the start of the next (a symbol with {end!r} in its middle): "
+              "count pairs within each word only, never across word boundaries",
+        "zh": "你的合并把一个词的结尾和下一个词的开头粘在了一起（出现了中间含 {end!r} 的符号）：只在每个词内部统计词"
+              "对，绝不跨越词的边界"},
+    "check bpe right to left": {
+        "en": "You merge overlapping occurrences from the right: with the pair (a, a), 'a a a' should become 'aa a' "
+              "(scan left to right, and an occurrence that overlaps one just merged is not merged), not 'a aa'",
+        "zh": "你从右边开始合并相互重叠的出现：对词对 (a, a)，'a a a' 应变成 'aa a'（从左往右扫描，与刚合并的那次出现"
+              "重叠的不再合并），而不是 'a aa'"},
+    "check bpe overlaps": {
+        "en": "You count overlapping occurrences of a pair once: 'a a a' holds the adjacent pair (a, a) twice (at "
+              "positions 1-2 and 2-3), and f(a, b) counts every adjacent position, although only one of the two can "
+              "be merged",
+        "zh": "你把一个词对相互重叠的出现只算了一次：'a a a' 中相邻的词对 (a, a) 出现了两次（位置 1-2 和 2-3），f(a, "
+              "b) 要数每一个相邻位置，尽管两者之中只有一个能被合并"},
+    "check bpe replace": {
+        "en": "Your merge glues parts of longer symbols: replacing the text 'a b' in 'xa b' also merges the symbol "
+              "'xa' with 'b'. Compare whole symbols (or, with a regular expression, only at symbol boundaries)",
+        "zh": "你的合并把较长符号的一部分也粘上了：在 'xa b' 中替换文本 'a b'，会把符号 'xa' 和 'b' 也合并起来。应比"
+              "较完整的符号（若用正则表达式，只在符号边界处匹配）"},
+    "check bpe ties first": {
+        "en": "Your ties are broken differently: among pairs of equal count take the smallest in string order "
+              "(compare the left symbols, then the right ones), not the first pair met while counting",
+        "zh": "你打破平局的方式不同：在频次相同的词对中，应取按字符串顺序最小的（先比较左边的符号，再比较右边的），而"
+              "不是统计时最先遇到的那个"},
+    "check bpe ties largest": {
+        "en": "Your ties are broken differently: among pairs of equal count take the smallest in string order "
+              "(compare the left symbols, then the right ones), not the largest",
+        "zh": "你打破平局的方式不同：在频次相同的词对中，应取按字符串顺序最小的（先比较左边的符号，再比较右边的），而"
+              "不是最大的"},
+    "check bpe one word": {"en": "one word, a run of one letter", "zh": "一个词，由同一个字母连成"},
+    "check bpe runs": {"en": "runs of one letter such as 'aaa'", "zh": "由同一个字母连成的词，如 'aaa'"},
+    "check bpe ties": {"en": "every count 1: many ties", "zh": "频次都是 1：平局很多"},
+    "check bpe skewed": {"en": "one frequent word and rare ones", "zh": "一个高频词和一些罕见词"},
+    "check bpe random words": {"en": "random words", "zh": "随机的词"},
+    "check bpe form": {"en": "a list of pairs (a, b) of strings, e.g. [('e', 's'), ('es', 't{end}')]",
+                       "zh": "由字符串对 (a, b) 组成的列表，例如 [('e', 's'), ('es', 't{end}')]"},
+    "check bpe returns": {"en": "Your function should return {form}; got {got}",
+                          "zh": "你的函数应当返回{form}；实际返回的是 {got}"},
+    "check bpe returns item": {"en": "Your function should return {form}; one item is {got}",
+                               "zh": "你的函数应当返回{form}；其中有一项是 {got}"},
+    "check bpe too many": {
+        "en": "Your function returned {got} merges where {possible} are possible: after merge {step} every word is a "
+              "single symbol, and the loop should stop there",
+        "zh": "你的函数返回了 {got} 次合并，而只可能有 {possible} 次：第 {step} 次合并之后每个词都只剩一个符号，循环"
+              "应当在那里停下"},
+    "check bpe too few": {
+        "en": "Your function returned {got} merges; {possible} were asked for and possible (merge {step} should be "
+              "{expected})",
+        "zh": "你的函数返回了 {got} 次合并；要求的是 {possible} 次，而且都能做到（第 {step} 次合并应为 {expected}）"},
+    "check bpe at": {"en": "merge {step} is {mine} where it should be {right}",
+                     "zh": "第 {step} 次合并是 {mine}，而应为 {right}"},
+    "check bpe not adjacent": {
+        "en": "Your {at}, but after the first {step} merges {mine} is not a pair of adjacent symbols in any word "
+              "(each merge glues two adjacent symbols of a word, left to right, and nothing else)",
+        "zh": "你的{at}；但在前 {step} 次合并之后，{mine} 在任何词中都不是相邻的两个符号（每次合并只把一个词中相邻的"
+              "两个符号从左到右粘起来，别的什么也不做）"},
+    "check bpe tied": {
+        "en": "Your {at}: both pairs occur {times} times there. Among pairs of equal count take the smallest in "
+              "string order (compare the left symbols, then the right ones)",
+        "zh": "你的{at}：这时两个词对都出现 {times} 次。在频次相同的词对中，应取按字符串顺序最小的（先比较左边的符号"
+              "，再比较右边的）"},
+    "check bpe overlapping": {
+        "en": "Your {at}. {right} occurs {times} times there, counting every adjacent position: {overlaps}",
+        "zh": "你的{at}。数上每一个相邻位置，{right} 这时出现 {times} 次：{overlaps}"},
+    "check bpe not the most frequent": {
+        "en": "Your {at}: after the first {step} merges {mine} occurs {mine_times} times (each occurrence weighted "
+              "by its word's count) and {right} {right_times} times; merge the most frequent pair",
+        "zh": "你的{at}：在前 {step} 次合并之后，{mine} 出现 {mine_times} 次（每次出现按所在词的频次加权），{right} "
+              "出现 {right_times} 次；应合并最常见的词对"},
+    "check bpe where": {"en": "{words}, {described}, merges={merges}", "zh": "{words}，{described}，merges={merges}"},
+    "check bpe right": {
+        "en": "the merges match course.text.subwords.learn_bpe on {trials} random count tables ({span} words each), "
+              "ties and runs such as 'aaa' among them.",
+        "zh": "在 {trials} 个随机频次表上（每个 {span} 个词，其中有平局，也有 'aaa' 这样的连续字母），合并都与 "
+              "course.text.subwords.learn_bpe 一致。"},
 }

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ...edition import text
 from ...text.subwords import END_OF_WORD, learn_bpe, merge_pair
 from .common import (
     GENERIC,
@@ -68,34 +69,21 @@ def _variant(word_counts: Mapping[str, int], merges: int, *, weighted: bool = Tr
     return learned
 
 
-_MISTAKES = [  # (key, the switches, what is wrong)
-    ("unweighted", dict(weighted=False),
-     "Your pair counts are not weighted by the word counts: each word's pairs count once, however often the word "
-     "occurs. f(a, b) adds the count c(w) of the word for every occurrence of the pair in it"),
-    ("marker", dict(marker=False),
-     f"Your merges never contain the end-of-word marker {END_OF_WORD!r}: each word's symbols should start as its "
-     f"characters followed by {END_OF_WORD!r}, so that a piece ending a word ('est{END_OF_WORD}') is learned apart "
-     "from the same letters inside one"),
-    ("across", dict(across=True),
-     f"Your merges glue the end of one word to the start of the next (a symbol with {END_OF_WORD!r} in its middle): "
-     "count pairs within each word only, never across word boundaries"),
-    ("right", dict(merge=_merge_right_to_left),
-     "You merge overlapping occurrences from the right: with the pair (a, a), 'a a a' should become 'aa a' "
-     "(scan left to right, and an occurrence that overlaps one just merged is not merged), not 'a aa'"),
-    ("overlaps", dict(overlaps=False),
-     "You count overlapping occurrences of a pair once: 'a a a' holds the adjacent pair (a, a) twice (at "
-     "positions 1-2 and 2-3), and f(a, b) counts every adjacent position, although only one of the two can be "
-     "merged"),
-    ("replace", dict(merge=_merge_by_replace),
-     "Your merge glues parts of longer symbols: replacing the text 'a b' in 'xa b' also merges the symbol 'xa' "
-     "with 'b'. Compare whole symbols (or, with a regular expression, only at symbol boundaries)"),
-    ("ties:first", dict(ties="first"),
-     "Your ties are broken differently: among pairs of equal count take the smallest in string order (compare the "
-     "left symbols, then the right ones), not the first pair met while counting"),
-    ("ties:largest", dict(ties="largest"),
-     "Your ties are broken differently: among pairs of equal count take the smallest in string order (compare the "
-     "left symbols, then the right ones), not the largest"),
+_MISTAKES = [  # (key, the switches, what is wrong: its key in the catalogue, formatted with end=END_OF_WORD)
+    ("unweighted", dict(weighted=False), "check bpe unweighted"),
+    ("marker", dict(marker=False), "check bpe marker"),
+    ("across", dict(across=True), "check bpe across"),
+    ("right", dict(merge=_merge_right_to_left), "check bpe right to left"),
+    ("overlaps", dict(overlaps=False), "check bpe overlaps"),
+    ("replace", dict(merge=_merge_by_replace), "check bpe replace"),
+    ("ties:first", dict(ties="first"), "check bpe ties first"),
+    ("ties:largest", dict(ties="largest"), "check bpe ties largest"),
 ]
+
+
+def _mistake(index: int) -> str:
+    """What is wrong in mistake ``index`` of ``_MISTAKES``, in the current edition."""
+    return text(_MISTAKES[index][2], end=END_OF_WORD)
 
 
 # ------------------------------------------------------------------------------------------ the check
@@ -105,37 +93,37 @@ def _table(rng: np.random.Generator, kind: str) -> tuple[dict[str, int], int, st
     """A word count table of one kind, the number of merges to ask for, and the kind in words."""
     if kind == "one":
         letter, length = str(rng.choice(list("abc"))), int(rng.integers(3, 8))
-        return {letter * length: int(rng.integers(1, 9))}, length + 2, "one word, a run of one letter"  # too many
+        return {letter * length: int(rng.integers(1, 9))}, length + 2, text("check bpe one word")  # too many
     if kind == "runs":
         words = {"a" * n: int(rng.integers(1, 6)) for n in rng.choice(np.arange(1, 8), 3, replace=False)}
-        return words | {"ba": int(rng.integers(1, 6))}, 6, "runs of one letter such as 'aaa'"
+        return words | {"ba": int(rng.integers(1, 6))}, 6, text("check bpe runs")
     if kind == "ties":
         size = int(rng.integers(3, 8))
         words = {"".join(rng.choice(list("abcd"), int(rng.integers(2, 6)))) for _ in range(size)}
-        return {word: 1 for word in sorted(words, key=lambda _: rng.random())}, 6, "every count 1: many ties"
+        return {word: 1 for word in sorted(words, key=lambda _: rng.random())}, 6, text("check bpe ties")
     if kind == "skewed":  # one frequent word against several rarer words that share a pair
         frequent = "".join(rng.choice(list("ab"), 3))
         table = {frequent: int(rng.integers(20, 40))}
         for _ in range(4):
             table.setdefault("".join(rng.choice(list("cd"), int(rng.integers(2, 5)))), 1)
-        return dict(sorted(table.items(), key=lambda _: rng.random())), 5, "one frequent word and rare ones"
+        return dict(sorted(table.items(), key=lambda _: rng.random())), 5, text("check bpe skewed")
     size = int(rng.integers(3, 16))
     alphabet = list("abcdefgh"[: int(rng.integers(2, 7))])
     table: dict[str, int] = {}
     while len(table) < size:
         table.setdefault("".join(rng.choice(alphabet, int(rng.integers(1, 9)))), int(np.ceil(40 / rng.integers(1, 41))))
-    return table, int(rng.integers(3, 25)), "random words"
+    return table, int(rng.integers(3, 25)), text("check bpe random words")
 
 
 def _merges(value, where: str) -> list[Pair]:
     """The student's answer as a list of pairs of strings, or CheckFailed saying why not."""
-    form = f"a list of pairs (a, b) of strings, e.g. [('e', 's'), ('es', 't{END_OF_WORD}')]"
+    form = text("check bpe form", end=END_OF_WORD)
     if not isinstance(value, list | tuple):
-        raise CheckFailed(_sentence(f"Your function should return {form}; got {_describe(value)}", where))
+        raise CheckFailed(_sentence(text("check bpe returns", form=form, got=_describe(value)), where))
     pairs = []
     for item in value:
         if not isinstance(item, list | tuple) or len(item) != 2 or not all(isinstance(s, str) for s in item):
-            raise CheckFailed(_sentence(f"Your function should return {form}; one item is {_describe(item)}", where))
+            raise CheckFailed(_sentence(text("check bpe returns item", form=form, got=_describe(item)), where))
         pairs.append((item[0], item[1]))
     return pairs
 
@@ -145,11 +133,10 @@ def _replay(word_counts: Mapping[str, int], got: list[Pair], expected: list[Pair
     step = next((k for k, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got),
                                                                                                  len(expected)))
     if step == len(expected) < len(got):
-        return [(GENERIC, f"Your function returned {len(got)} merges where {len(expected)} are possible: after merge "
-                          f"{step} every word is a single symbol, and the loop should stop there")]
+        return [(GENERIC, text("check bpe too many", got=len(got), possible=len(expected), step=step))]
     if step == len(got) < len(expected):
-        return [(GENERIC, f"Your function returned {len(got)} merges; {len(expected)} were asked for and possible "
-                          f"(merge {step + 1} should be {expected[step]})")]
+        return [(GENERIC, text("check bpe too few", got=len(got), possible=len(expected), step=step + 1,
+                               expected=expected[step]))]
     words = [[*word, END_OF_WORD] for word in word_counts]
     for pair in expected[:step]:
         words = [merge_pair(symbols, pair) for symbols in words]
@@ -158,35 +145,32 @@ def _replay(word_counts: Mapping[str, int], got: list[Pair], expected: list[Pair
         for pair in zip(symbols, symbols[1:], strict=False):
             frequency[pair] = frequency.get(pair, 0) + int(count)
     mine, right = got[step], expected[step]
-    at = f"merge {step + 1} is {mine} where it should be {right}"
+    at = text("check bpe at", step=step + 1, mine=mine, right=right)
     if mine not in frequency:
-        return [(GENERIC, f"Your {at}, but after the first {step} merges {mine} is not a pair of adjacent symbols "
-                          "in any word (each merge glues two adjacent symbols of a word, left to right, and nothing "
-                          "else)")]
+        return [(GENERIC, text("check bpe not adjacent", at=at, step=step, mine=mine))]
     if frequency[mine] == frequency[right]:
-        return [("ties", f"Your {at}: both pairs occur {frequency[right]} times there. Among pairs of equal count "
-                         "take the smallest in string order (compare the left symbols, then the right ones)")]
+        return [("ties", text("check bpe tied", at=at, times=frequency[right]))]
     once = sum(int(count) for symbols, count in zip(words, word_counts.values(), strict=True)
                if right in zip(symbols, symbols[1:], strict=False))          # each word's occurrences counted once
     if right[0] == right[1] and once <= frequency[mine] < frequency[right]:
-        return [("overlaps", f"Your {at}. {right} occurs {frequency[right]} times there, counting every adjacent "
-                             f"position: {_MISTAKES[4][2][0].lower() + _MISTAKES[4][2][1:]}")]
-    return [(GENERIC, f"Your {at}: after the first {step} merges {mine} occurs {frequency[mine]} times (each "
-                      f"occurrence weighted by its word's count) and {right} {frequency[right]} times; merge the most "
-                      "frequent pair")]
+        overlaps = _mistake(4)
+        return [("overlaps", text("check bpe overlapping", at=at, right=right, times=frequency[right],
+                                  overlaps=overlaps[0].lower() + overlaps[1:]))]
+    return [(GENERIC, text("check bpe not the most frequent", at=at, step=step, mine=mine, mine_times=frequency[mine],
+                           right=right, right_times=frequency[right]))]
 
 
 def _findings(word_counts: Mapping[str, int], merges: int, got: list[Pair],
               expected: list[Pair]) -> list[tuple[str, str]]:
     findings = []
     if any(END_OF_WORD in left for left, _ in got):
-        findings.append(("across", _MISTAKES[2][2]))
+        findings.append(("across", _mistake(2)))
     elif expected and any(END_OF_WORD in left + right for left, right in expected) \
             and not any(END_OF_WORD in left + right for left, right in got):
-        findings.append(("marker", _MISTAKES[1][2]))
-    for key, switches, message in _MISTAKES:
+        findings.append(("marker", _mistake(1)))
+    for index, (key, switches, _) in enumerate(_MISTAKES):
         if key not in {found for found, _ in findings} and got == _variant(word_counts, merges, **switches):
-            findings.append((key, message))
+            findings.append((key, _mistake(index)))
     return findings + _replay(word_counts, got, expected)
 
 
@@ -207,12 +191,11 @@ def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> 
     for kind in kinds:
         word_counts, merges, described = _table(rng, kind)
         sizes.append(len(word_counts))
-        where = f"{_count(len(word_counts), 'word')}, {described}, merges={merges}"
-        result = _call(function, (dict(word_counts), merges), shapes=f"a dict of {len(word_counts)} words")
+        where = text("check bpe where", words=_count(len(word_counts), "word"), described=described, merges=merges)
+        result = _call(function, (dict(word_counts), merges), shapes=text("check dict of words", n=len(word_counts)))
         got = _merges(result, where)
         expected = learn_bpe(word_counts, merges)
         if got != expected:
             failures.add(where, _findings(word_counts, merges, got, expected))
     failures.raise_if_any()
-    _right(f"the merges match course.text.subwords.learn_bpe on {trials} random count tables "
-           f"({_span(sizes)} words each), ties and runs such as 'aaa' among them.")
+    _right(text("check bpe right", trials=trials, span=_span(sizes)))
