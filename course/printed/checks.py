@@ -697,4 +697,82 @@ PRINTED: dict[str, dict[str, str]] = {
               "ties and runs such as 'aaa' among them.",
         "zh": "在 {trials} 个随机频次表上（每个 {span} 个词，其中有平局，也有 'aaa' 这样的连续字母），合并都与 "
               "course.text.subwords.learn_bpe 一致。"},
+    # course.teaching.checks.elmo: the sense 1-NN probe (notebook 07)
+    "check knn where": {"en": "n={occurrences}, d={d}, {senses} senses",
+                        "zh": "n={occurrences}，d={d}，{senses} 个词义"},
+    "check knn shapes": {"en": "vectors {shape}, senses {n} labels", "zh": "vectors {shape}，senses 为 {n} 个标签"},
+    "check knn the accuracy": {"en": "The accuracy", "zh": "准确率"},
+    "check knn right": {"en": "the leave-one-out 1-NN accuracy matches on {trials} random inputs (n from {span}).",
+                        "zh": "在 {trials} 组随机输入上（n 取 {span}），留一法 1-NN 准确率都一致。"},
+    "check knn got": {"en": "got {got:.4g}, expected {expected:.4g}", "zh": "实际为 {got:.4g}，应为 {expected:.4g}"},
+    "check knn itself": {
+        "en": "Every occurrence is its own nearest neighbour: leave it out (exclude the diagonal of the similarity "
+              "matrix) and take the most similar OTHER occurrence ({got})",
+        "zh": "每个词例都成了自己的最近邻：要把它自己留出（排除相似度矩阵的对角线），取与它最相似的另一个词例（{got}"
+              "）"},
+    "check knn euclidean": {
+        "en": "Your nearest neighbours are by Euclidean distance; the probe compares occurrences by cosine "
+              "similarity, which ignores the vectors' lengths ({got})",
+        "zh": "你的最近邻是按欧氏距离找的；这个探针用余弦相似度比较词例，它不受向量长度影响（{got}）"},
+    "check knn dot": {
+        "en": "Your nearest neighbours are by dot product; the probe uses cosine similarity: normalise the vectors "
+              "to unit length first ({got})",
+        "zh": "你的最近邻是按点积找的；这个探针用余弦相似度：应先把向量归一化为单位长度（{got}）"},
+    "check knn least": {
+        "en": "Your neighbour is the LEAST similar occurrence: with cosine similarity the nearest neighbour has the "
+              "largest value ({got})",
+        "zh": "你取的是最不相似的词例：用余弦相似度时，最近邻是值最大的那个（{got}）"},
+    "check knn count": {
+        "en": "You return the number of occurrences labelled right ({got:g}) instead of the fraction of the n={n} "
+              "occurrences ({expected:.4g})",
+        "zh": "你返回的是标对的词例个数（{got:g}），而不是它在 n={n} 个词例中所占的比例（{expected:.4g}）"},
+    "check knn found itself": {
+        "en": "An accuracy of 1.0 where leave-one-out gives {expected:.4g} suggests every occurrence found itself: "
+              "leave it out",
+        "zh": "留一法给出 {expected:.4g}，而你得到 1.0，说明每个词例都找到了它自己：要把它自己留出"},
+    "check knn range": {"en": "An accuracy must lie in [0, 1], {got}", "zh": "准确率必须在 [0, 1] 之内，{got}"},
+    "check knn differs": {"en": "The accuracy differs from leave-one-out 1-NN with cosine similarity: {got}",
+                          "zh": "准确率与基于余弦相似度的留一法 1-NN 不符：{got}"},
+    # the scalar mix (notebook 08)
+    "check mix not a tensor": {
+        "en": "Your function returns {got}; return a torch tensor made with torch operations, so that gradients "
+              "reach s and gamma",
+        "zh": "你的函数返回的是 {got}；应返回用 torch 运算得到的 torch 张量，这样梯度才能传到 s 和 gamma"},
+    "check mix sum over j": {"en": ": sum the weighted layers over j", "zh": "：应对加权后的各层在 j 上求和"},
+    "check mix shape": {"en": "The mix should have shape (n, d) = {wanted}, got {shape}{hint}",
+                        "zh": "混合结果的形状应为 (n, d) = {wanted}，实际为 {shape}{hint}"},
+    "check mix right": {
+        "en": "the mix and its gradients for s and gamma match ScalarMix on {trials} random inputs (L from {layers}, "
+              "n from {n}).",
+        "zh": "在 {trials} 组随机输入上（L 取 {layers}，n 取 {n}），混合结果及其对 s 和 gamma 的梯度都与 ScalarMix 一"
+              "致。"},
+    "check mix s as weights": {
+        "en": "uses s itself as the layer weights; ELMo turns them into softmax(s)_j = exp(s_j) / Σ_i exp(s_i)",
+        "zh": "直接把 s 当作各层的权重；ELMo 要把它们变成 softmax(s)_j = exp(s_j) / Σ_i exp(s_i)"},
+    "check mix s over its sum": {
+        "en": "divides s by its sum; the weights are softmax(s) (exp first, then normalise), which keeps them "
+              "positive",
+        "zh": "把 s 除以它的和；权重应是 softmax(s)（先取 exp 再归一化），这样权重始终为正"},
+    "check mix half a softmax": {"en": "uses exp(s) without dividing by Σ_i exp(s_i): that is half a softmax",
+                                 "zh": "用了 exp(s)，却没有除以 Σ_i exp(s_i)：这只是半个 softmax"},
+    "check mix ignores s": {"en": "ignores s: every layer gets the same weight", "zh": "忽略了 s：每一层的权重都一样"},
+    "check mix no weights": {"en": "adds the layers up without weights", "zh": "把各层直接相加，没有加权"},
+    "check mix no gamma": {"en": "leaves out gamma: scale the mix by gamma",
+                           "zh": "漏掉了 gamma：应把混合结果乘以 gamma"},
+    "check mix yours": {"en": "Your mix {parts}", "zh": "你的混合{parts}"},
+    "check mix and": {"en": "; and ", "zh": "；而且"},
+    "check mix differs": {"en": "The mix differs from gamma · Σ_j softmax(s)_j layers_j: {worst}",
+                          "zh": "混合结果与 gamma · Σ_j softmax(s)_j layers_j 不符：{worst}"},
+    "check mix detached": {
+        "en": "No gradient reaches s or gamma: the mix is detached from them (made with numpy, .item(), .detach(), "
+              "torch.no_grad() or torch.tensor(...) of computed values); keep to torch operations on s and gamma",
+        "zh": "梯度传不到 s 和 gamma：混合结果与它们断开了（用了 numpy、.item()、.detach()、torch.no_grad()，或对算好"
+              "的值调用 torch.tensor(...)）；对 s 和 gamma 只用 torch 运算"},
+    "check mix no gradient": {
+        "en": "No gradient reaches {name}: the mix uses a detached copy of it (.item(), .detach(), .numpy() or "
+              "float(...))",
+        "zh": "梯度传不到 {name}：混合用的是它断开计算图的副本（.item()、.detach()、.numpy() 或 float(...)）"},
+    "check mix wrong gradient": {
+        "en": "The gradient reaching {name} is wrong: {worst}; build the mix from {name} with torch operations only",
+        "zh": "传到 {name} 的梯度不对：{worst}；从 {name} 出发构造混合结果时只用 torch 运算"},
 }

@@ -8,6 +8,7 @@ from itertools import product
 import numpy as np
 
 from ...analysis.probes import sense_probe
+from ...edition import text
 from .common import (
     GENERIC,
     TORCH_ATOL,
@@ -85,14 +86,16 @@ def check_sense_knn_accuracy(function, *, seed: int | None = None, trials: int =
     sizes = _sizes(trials, [2, 3], lambda: int(rng.integers(6, 41)))
     for n in sizes:
         vectors, senses = _sense_case(rng, n)
-        where = f"n={_count(n, 'occurrence')}, d={vectors.shape[1]}, {len(set(senses))} senses"
-        result = _call(function, (vectors.copy(), list(senses)), shapes=f"vectors {vectors.shape}, senses {n} labels")
-        accuracy = _number(result, "The accuracy", where)
+        where = text("check knn where", occurrences=_count(n, "occurrence"), d=vectors.shape[1],
+                     senses=len(set(senses)))
+        result = _call(function, (vectors.copy(), list(senses)), shapes=text("check knn shapes", shape=vectors.shape,
+                                                                             n=n))
+        accuracy = _number(result, text("check knn the accuracy"), where)
         reference = _sense_reference(vectors, senses)
         if not _close(accuracy, reference):
             failures.add(where, _sense_findings(vectors, np.asarray(senses), accuracy, reference))
     failures.raise_if_any()
-    _right(f"the leave-one-out 1-NN accuracy matches on {trials} random inputs (n from {_span(sizes)}).")
+    _right(text("check knn right", trials=trials, span=_span(sizes)))
 
 
 def _sense_reference(vectors: np.ndarray, senses: list[str]) -> float:
@@ -105,30 +108,20 @@ def _sense_reference(vectors: np.ndarray, senses: list[str]) -> float:
 
 def _sense_findings(vectors, labels, accuracy, reference) -> list[tuple[str, str]]:
     n = len(labels)
-    got = f"got {accuracy:.4g}, expected {reference:.4g}"
+    got = text("check knn got", got=accuracy, expected=reference)
     candidates = [
-        ("leave", _knn_accuracy(_cosines(vectors), labels, leave_out=False),
-         f"Every occurrence is its own nearest neighbour: leave it out (exclude the diagonal of the similarity "
-         f"matrix) and take the most similar OTHER occurrence ({got})"),
-        ("cosine", _knn_accuracy(-_squared_distances(vectors), labels),
-         f"Your nearest neighbours are by Euclidean distance; the probe compares occurrences by cosine "
-         f"similarity, which ignores the vectors' lengths ({got})"),
-        ("cosine", _knn_accuracy(vectors @ vectors.T, labels),
-         f"Your nearest neighbours are by dot product; the probe uses cosine similarity: normalise the vectors "
-         f"to unit length first ({got})"),
-        ("largest", _knn_accuracy(_cosines(vectors), labels, largest=False),
-         f"Your neighbour is the LEAST similar occurrence: with cosine similarity the nearest neighbour has the "
-         f"largest value ({got})"),
-        ("fraction", reference * n, f"You return the number of occurrences labelled right ({accuracy:g}) instead of "
-                                    f"the fraction of the n={n} occurrences ({reference:.4g})"),
+        ("leave", _knn_accuracy(_cosines(vectors), labels, leave_out=False), text("check knn itself", got=got)),
+        ("cosine", _knn_accuracy(-_squared_distances(vectors), labels), text("check knn euclidean", got=got)),
+        ("cosine", _knn_accuracy(vectors @ vectors.T, labels), text("check knn dot", got=got)),
+        ("largest", _knn_accuracy(_cosines(vectors), labels, largest=False), text("check knn least", got=got)),
+        ("fraction", reference * n, text("check knn count", got=accuracy, n=n, expected=reference)),
     ]
     findings = [(key, message) for key, value, message in candidates if _close(accuracy, value)]
     if accuracy == 1.0 and reference < 1 and not any(key == "leave" for key, _ in findings):
-        findings.append(("fact:leave", f"An accuracy of 1.0 where leave-one-out gives {reference:.4g} suggests every "
-                                  "occurrence found itself: leave it out"))
+        findings.append(("fact:leave", text("check knn found itself", expected=reference)))
     if not 0 <= accuracy <= 1:
-        findings.append(("fact:range", f"An accuracy must lie in [0, 1], {got}"))
-    return findings + [(GENERIC, f"The accuracy differs from leave-one-out 1-NN with cosine similarity: {got}")]
+        findings.append(("fact:range", text("check knn range", got=got)))
+    return findings + [(GENERIC, text("check knn differs", got=got))]
 
 
 # ---------------------------------------------------------------------------------- scalar mix
@@ -168,11 +161,10 @@ def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> 
         mixed = _call(function, (layers, s, gamma), shapes=f"layers {(layers_count, n, d)}, s {(layers_count,)}, "
                                                            "gamma ()")
         if not isinstance(mixed, torch.Tensor):
-            raise CheckFailed(_sentence(f"Your function returns {_describe(mixed)}; return a torch tensor made with "
-                                        "torch operations, so that gradients reach s and gamma", where))
+            raise CheckFailed(_sentence(text("check mix not a tensor", got=_describe(mixed)), where))
         if tuple(mixed.shape) != (n, d):
-            hint = ": sum the weighted layers over j" if tuple(mixed.shape) == (layers_count, n, d) else ""
-            raise CheckFailed(_sentence(f"The mix should have shape (n, d) = {(n, d)}, got {tuple(mixed.shape)}{hint}",
+            hint = text("check mix sum over j") if tuple(mixed.shape) == (layers_count, n, d) else ""
+            raise CheckFailed(_sentence(text("check mix shape", wanted=(n, d), shape=tuple(mixed.shape), hint=hint),
                                         where))
         mix = ScalarMix(layers_count, initial_weights=s_np, initial_gamma=gamma_np).double()
         with torch.no_grad():  # the float64 copy keeps every digit of s and gamma
@@ -188,48 +180,42 @@ def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> 
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the mix and its gradients for s and gamma match ScalarMix on {trials} random inputs "
-           f"(L from {_span([size[0] for size in sizes])}, n from {_span([size[1] for size in sizes])}).")
+    _right(text("check mix right", trials=trials, layers=_span([size[0] for size in sizes]),
+                n=_span([size[1] for size in sizes])))
 
 
 def _mix_findings(layers, s, gamma, value, reference) -> list[tuple[str, str]]:
     softmax = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
     weightings = [
         ("", softmax, None),
-        ("softmax", s, "uses s itself as the layer weights; ELMo turns them into softmax(s)_j = exp(s_j) / Σ_i "
-                       "exp(s_i)"),
-        ("softmax", s / s.sum(), "divides s by its sum; the weights are softmax(s) (exp first, then normalise), "
-                                 "which keeps them positive"),
-        ("softmax", np.exp(s), "uses exp(s) without dividing by Σ_i exp(s_i): that is half a softmax"),
-        ("ignores s", np.full(len(s), 1 / len(s)), "ignores s: every layer gets the same weight"),
-        ("weights", np.ones(len(s)), "adds the layers up without weights"),
+        ("softmax", s, text("check mix s as weights")),
+        ("softmax", s / s.sum(), text("check mix s over its sum")),
+        ("softmax", np.exp(s), text("check mix half a softmax")),
+        ("ignores s", np.full(len(s), 1 / len(s)), text("check mix ignores s")),
+        ("weights", np.ones(len(s)), text("check mix no weights")),
     ]
     findings = []
     for (key, weights, wrong), with_gamma in product(weightings, (True, False)):
-        parts = [part for part in (wrong, None if with_gamma else "leaves out gamma: scale the mix by gamma") if part]
+        parts = [part for part in (wrong, None if with_gamma else text("check mix no gamma")) if part]
         mixed = (gamma if with_gamma else 1.0) * np.tensordot(weights, layers, axes=1)
         if parts and _close(value, mixed, TORCH_ATOL * max(1.0, float(np.abs(mixed).max()))):
             keys = "+".join(k for k in (key, "" if with_gamma else "gamma") if k)
-            findings.append((keys, "Your mix " + "; and ".join(parts)))
-    return findings + [(GENERIC, f"The mix differs from gamma · Σ_j softmax(s)_j layers_j: {_worst(value, reference)}")]
+            findings.append((keys, text("check mix yours", parts=text("check mix and").join(parts))))
+    return findings + [(GENERIC, text("check mix differs", worst=_worst(value, reference)))]
 
 
 def _mix_gradient_findings(mixed, s, gamma, upstream, mix) -> list[tuple[str, str]]:
     """Whether the gradients of (mixed · upstream).sum() reach s and gamma and match ``mix``'s (already computed)."""
-    detached = ("gradient", "No gradient reaches s or gamma: the mix is detached from them (made with numpy, "
-                            ".item(), .detach(), torch.no_grad() or torch.tensor(...) of computed values); keep to "
-                            "torch operations on s and gamma")
+    detached = ("gradient", text("check mix detached"))
     if not mixed.requires_grad:
         return [detached]
     (mixed.double() * upstream).sum().backward()
     findings = []
     for name, tensor, reference in (("s", s, mix.scalar_parameters.grad), ("gamma", gamma, mix.gamma.grad)):
         if tensor.grad is None:
-            findings.append((f"gradient:{name}", f"No gradient reaches {name}: the mix uses a detached copy of it "
-                                                 "(.item(), .detach(), .numpy() or float(...))"))
+            findings.append((f"gradient:{name}", text("check mix no gradient", name=name)))
         elif not _close(tensor.grad.double().numpy(), reference.numpy(), TORCH_ATOL * reference.numel()):
             grad, wanted = tensor.grad.double().numpy().reshape(-1), reference.numpy().reshape(-1)
-            findings.append((f"gradient:{name}", f"The gradient reaching {name} is wrong: "
-                                                 f"{_worst(grad, wanted)}; build the mix from {name} with torch "
-                                                 "operations only"))
+            findings.append((f"gradient:{name}", text("check mix wrong gradient", name=name,
+                                                      worst=_worst(grad, wanted))))
     return findings
