@@ -775,4 +775,77 @@ PRINTED: dict[str, dict[str, str]] = {
     "check mix wrong gradient": {
         "en": "The gradient reaching {name} is wrong: {worst}; build the mix from {name} with torch operations only",
         "zh": "传到 {name} 的梯度不对：{worst}；从 {name} 出发构造混合结果时只用 torch 运算"},
+    # course.teaching.checks.transfer: entity spans and entity F1 (notebook 09)
+    "check spans returns": {"en": "Return a list of (type, start, end) tuples, got {got}",
+                            "zh": "应返回由 (type, start, end) 元组组成的列表，实际返回的是 {got}"},
+    "check spans item": {"en": "Each entity should be a (type, start, end) tuple, got {item!r}",
+                         "zh": "每个实体都应是一个 (type, start, end) 元组，实际为 {item!r}"},
+    "check spans whole numbers": {"en": "start and end should be whole numbers, got {item!r}",
+                                  "zh": "start 和 end 应当是整数，实际为 {item!r}"},
+    "check spans inclusive": {
+        "en": "Your ends are one short: return `end` exclusive, as Python slices are, so that labels[start:end] is "
+              "the whole entity",
+        "zh": "你的 end 少了 1：end 应像 Python 的切片那样不含在内，这样 labels[start:end] 才是整个实体"},
+    "check spans strict": {
+        "en": "An I-X that does not continue an entity of type X starts a new entity (the CoNLL rule, as seqeval "
+              "reads it); you drop it",
+        "zh": "不接在类型 X 的实体后面的 I-X 开始一个新实体（CoNLL 的规则，seqeval 也这样读）；你把它丢掉了"},
+    "check spans types": {
+        "en": "An I-Y right after an entity of type X starts a new entity of type Y; you continue the old one",
+        "zh": "紧跟在类型 X 的实体之后的 I-Y 开始一个类型为 Y 的新实体；你却把它接在了原来的实体上"},
+    "check spans differ": {"en": "For labels {labels} the entities are {reference}, your function gives {spans}",
+                           "zh": "对标签 {labels}，实体应为 {reference}，你的函数给出的是 {spans}"},
+    "check spans where": {"en": "labels {labels}", "zh": "标签 {labels}"},
+    "check spans shapes": {"en": "({n},) labels", "zh": "({n},) 个标签"},
+    "check spans right": {
+        "en": "the entities of {trials} label sequences (well-formed and not, up to 15 labels) match the CoNLL rule.",
+        "zh": "{trials} 个标签序列（有合乎规范的，也有不合规范的，最长 15 个标签）的实体都符合 CoNLL 的规则。"},
+    "check f1 tokens": {
+        "en": "You count words; F1 counts entities: an entity is found only when its type and both ends are right",
+        "zh": "你数的是词；F1 数的是实体：只有类型和两端都对，才算找到了一个实体"},
+    "check f1 types": {"en": "An entity with the right ends but the wrong type is not found: compare the type too",
+                       "zh": "两端对而类型错的实体不算找到：类型也要比较"},
+    "check f1 swapped": {
+        "en": "Precision and recall are swapped: precision divides by the predicted entities, recall by the gold ones",
+        "zh": "精确率和召回率弄反了：精确率除以预测出的实体数，召回率除以标准答案中的实体数"},
+    "check f1 differs": {
+        "en": "Expected (precision, recall, F1) = ({p:.4f}, {r:.4f}, {f:.4f}), your function gives ({your_p:.4f}, "
+              "{your_r:.4f}, {your_f:.4f})",
+        "zh": "(precision, recall, F1) 应为 ({p:.4f}, {r:.4f}, {f:.4f})，你的函数给出的是 ({your_p:.4f}, "
+              "{your_r:.4f}, {your_f:.4f})"},
+    "check f1 where": {"en": "gold {gold} and predicted {predicted}", "zh": "标准答案 {gold}，预测 {predicted}"},
+    "check f1 right": {"en": "precision, recall and F1 of {trials} taggings match the entity-level (CoNLL) measure.",
+                       "zh": "{trials} 次标注的精确率、召回率和 F1 都与实体级（CoNLL）的度量一致。"},
+    # ULMFiT's slanted triangular and discriminative learning rates (notebook 10)
+    "check stlr where": {
+        "en": "step {step} of {total}, max_rate {top:.4g}, cut_frac {cut_frac:.3g}, ratio {ratio:.3g}",
+        "zh": "第 {step} 步（共 {total} 步），max_rate {top:.4g}，cut_frac {cut_frac:.3g}，ratio {ratio:.3g}"},
+    "check stlr shapes": {"en": "five numbers", "zh": "五个数"},
+    "check stlr the rate": {"en": "the rate", "zh": "学习率"},
+    "check stlr no ratio": {
+        "en": "Your rate falls to 0: the lowest rate is max_rate / ratio, eta_t = max_rate (1 + p (ratio - 1)) / "
+              "ratio",
+        "zh": "你的学习率降到了 0：最低的学习率是 max_rate / ratio，eta_t = max_rate (1 + p (ratio - 1)) / ratio"},
+    "check stlr no fall": {"en": "After the cut the rate must fall: p = 1 - (t - cut) / (cut (1/cut_frac - 1))",
+                           "zh": "过了 cut 之后学习率必须下降：p = 1 - (t - cut) / (cut (1/cut_frac - 1))"},
+    "check stlr differs": {"en": "Your rate is {value:.6g}; it should be {reference:.6g}",
+                           "zh": "你的学习率为 {value:.6g}；应为 {reference:.6g}"},
+    "check stlr right": {
+        "en": "the slanted triangular rates of {trials} steps (rise, peak, fall, both ends) match ULMFiT's formula.",
+        "zh": "{trials} 个步数（上升段、峰值、下降段和两端）的斜三角学习率都与 ULMFiT 的公式一致。"},
+    "check rates where": {"en": "top_rate {top:.4g}, {groups} groups, factor {factor:.3g}",
+                          "zh": "top_rate {top:.4g}，{groups} 组，factor {factor:.3g}"},
+    "check rates shapes": {"en": "three numbers", "zh": "三个数"},
+    "check rates the rates": {"en": "the rates", "zh": "各组学习率"},
+    "check rates order": {
+        "en": "Your rates are top group first: give the bottom group (the token encoder) first and the top group "
+              "(the head) last",
+        "zh": "你的学习率把最上面的一组排在了最前：应先给最下面的一组（词元编码器），最后给最上面的一组（分类头）"},
+    "check rates subtract": {"en": "Each group down divides by the factor; it does not subtract",
+                             "zh": "每往下一组是除以 factor，而不是减去"},
+    "check rates differ": {"en": "Your rates are {value}; they should be {reference}",
+                           "zh": "你的学习率为 {value}；应为 {reference}"},
+    "check rates right": {
+        "en": "the rates of {trials} stacks of layer groups match eta^(l-1) = eta^l / factor, bottom group first.",
+        "zh": "{trials} 组层组的学习率都符合 eta^(l-1) = eta^l / factor，且最下面的一组在前。"},
 }

@@ -7,12 +7,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     CheckFailed,
     _array,
     _call,
     _close,
+    _count,
     _describe,
     _number,
     _right,
@@ -45,16 +47,16 @@ def _random_labels(rng: np.random.Generator, length: int, well_formed: bool) -> 
 
 def _spans_as_tuples(value, where: str) -> list[tuple[str, int, int]]:
     if not isinstance(value, list | tuple):
-        raise CheckFailed(_sentence(f"Return a list of (type, start, end) tuples, got {_describe(value)}", where))
+        raise CheckFailed(_sentence(text("check spans returns", got=_describe(value)), where))
     out = []
     for item in value:
         if not isinstance(item, list | tuple) or len(item) != 3:
-            raise CheckFailed(_sentence(f"Each entity should be a (type, start, end) tuple, got {item!r}", where))
+            raise CheckFailed(_sentence(text("check spans item", item=item), where))
         kind, start, end = item
         try:
             out.append((str(kind), int(start), int(end)))
         except (TypeError, ValueError):
-            raise CheckFailed(_sentence(f"start and end should be whole numbers, got {item!r}", where)) from None
+            raise CheckFailed(_sentence(text("check spans whole numbers", item=item), where)) from None
     return out
 
 
@@ -76,15 +78,12 @@ def _typeless_spans(labels) -> list[tuple[str, int, int]]:
 def _span_findings(labels, spans, reference) -> list[tuple[str, str]]:
     findings = []
     if spans == [(kind, start, end - 1) for kind, start, end in reference]:
-        findings.append(("inclusive", "Your ends are one short: return `end` exclusive, as Python slices are, so "
-                                      "that labels[start:end] is the whole entity"))
+        findings.append(("inclusive", text("check spans inclusive")))
     if spans == _strict_spans(labels) != reference:
-        findings.append(("strict", "An I-X that does not continue an entity of type X starts a new entity (the "
-                                   "CoNLL rule, as seqeval reads it); you drop it"))
+        findings.append(("strict", text("check spans strict")))
     if spans == _typeless_spans(labels) != reference:
-        findings.append(("types", "An I-Y right after an entity of type X starts a new entity of type Y; you "
-                                  "continue the old one"))
-    findings.append((GENERIC, f"For labels {labels} the entities are {reference}, your function gives {spans}"))
+        findings.append(("types", text("check spans types")))
+    findings.append((GENERIC, text("check spans differ", labels=labels, reference=reference, spans=spans)))
     return findings
 
 
@@ -103,13 +102,14 @@ def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -
     edges = [[], ["O", "I-PER", "I-PER"], ["B-PER", "I-PER", "O", "B-ORG", "B-ORG"], ["B-PER", "I-LOC"]]
     cases = _sizes(trials, edges, lambda: _random_labels(rng, int(rng.integers(1, 16)), bool(rng.random() < 0.5)))
     for labels in cases:
-        where = f"labels {labels}"
-        spans = _spans_as_tuples(_call(function, (list(labels),), shapes=f"({len(labels)},) labels"), where)
+        where = text("check spans where", labels=labels)
+        spans = _spans_as_tuples(_call(function, (list(labels),), shapes=text("check spans shapes", n=len(labels))),
+                                 where)
         reference = entity_spans(labels)
         if spans != reference:
             failures.add(where, _span_findings(labels, spans, reference))
     failures.raise_if_any()
-    _right(f"the entities of {trials} label sequences (well-formed and not, up to 15 labels) match the CoNLL rule.")
+    _right(text("check spans right", trials=trials))
 
 
 def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
@@ -126,20 +126,16 @@ def _f1_findings(gold, predicted, value, reference) -> list[tuple[str, str]]:
     tokens = [(g == p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)
               if g != "O" or p != "O"]
     if tokens and np.isclose(value[2], np.mean(tokens)):
-        findings.append(("tokens", "You count words; F1 counts entities: an entity is found only when its type "
-                                   "and both ends are right"))
+        findings.append(("tokens", text("check f1 tokens")))
     typeless = _micro_scores([[(0, s, e) for _, s, e in entity_spans(g)] for g in gold],
                              [[(0, s, e) for _, s, e in entity_spans(p)] for p in predicted])
     if np.allclose(value, typeless) and not np.allclose(typeless, reference):
-        findings.append(("types", "An entity with the right ends but the wrong type is not found: compare the "
-                                  "type too"))
+        findings.append(("types", text("check f1 types")))
     precision, recall = reference[0], reference[1]
     if np.allclose(value[:2], [recall, precision]) and not np.isclose(precision, recall):
-        findings.append(("swapped", "Precision and recall are swapped: precision divides by the predicted "
-                                    "entities, recall by the gold ones"))
-    findings.append((GENERIC, f"Expected (precision, recall, F1) = ({reference[0]:.4f}, {reference[1]:.4f}, "
-                              f"{reference[2]:.4f}), your function gives ({value[0]:.4f}, {value[1]:.4f}, "
-                              f"{value[2]:.4f})"))
+        findings.append(("swapped", text("check f1 swapped")))
+    findings.append((GENERIC, text("check f1 differs", p=reference[0], r=reference[1], f=reference[2], your_p=value[0],
+                                   your_r=value[1], your_f=value[2])))
     return findings
 
 
@@ -164,9 +160,9 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
         return gold, predicted
 
     for gold, predicted in _sizes(trials, edges, draw):
-        where = f"gold {gold} and predicted {predicted}"
+        where = text("check f1 where", gold=gold, predicted=predicted)
         result = _call(function, ([list(s) for s in gold], [list(s) for s in predicted]),
-                       shapes=f"{len(gold)} sentences")
+                       shapes=_count(len(gold), "sentence"))
         if isinstance(result, Mapping):
             result = [result.get(key) for key in ("precision", "recall", "f1")]
         value = _array(result, "(precision, recall, f1)", (3,), "", where)
@@ -174,7 +170,7 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
         if not _close(value, reference):
             failures.add(where, _f1_findings(gold, predicted, value, reference))
     failures.raise_if_any()
-    _right(f"precision, recall and F1 of {trials} taggings match the entity-level (CoNLL) measure.")
+    _right(text("check f1 right", trials=trials))
 
 
 # ----------------------------------------------------------------------------- ULMFiT schedules
@@ -201,22 +197,20 @@ def check_slanted_triangular(function, *, seed: int | None = None, trials: int =
 
     for case in _sizes(trials, edges, draw):
         step, total, top, cut_frac, ratio = case
-        where = f"step {step} of {total}, max_rate {top:.4g}, cut_frac {cut_frac:.3g}, ratio {ratio:.3g}"
-        value = _number(_call(function, case, shapes="five numbers"), "the rate", where)
+        where = text("check stlr where", step=step, total=total, top=top, cut_frac=cut_frac, ratio=ratio)
+        value = _number(_call(function, case, shapes=text("check stlr shapes")), text("check stlr the rate"), where)
         reference = slanted_triangular(*case)
         if not _close(value, reference, atol=1e-12):
             cut = max(1, int(total * cut_frac))
             findings = []
             if np.isclose(value, top * (step / cut if step < cut else 1 - (step - cut) / (cut * (1 / cut_frac - 1)))):
-                findings.append(("no_ratio", "Your rate falls to 0: the lowest rate is max_rate / ratio, "
-                                             "eta_t = max_rate (1 + p (ratio - 1)) / ratio"))
+                findings.append(("no_ratio", text("check stlr no ratio")))
             if step >= cut and np.isclose(value, top * (1 + (step / cut) * (ratio - 1)) / ratio):
-                findings.append(("no_fall", "After the cut the rate must fall: "
-                                            "p = 1 - (t - cut) / (cut (1/cut_frac - 1))"))
-            findings.append((GENERIC, f"Your rate is {value:.6g}; it should be {reference:.6g}"))
+                findings.append(("no_fall", text("check stlr no fall")))
+            findings.append((GENERIC, text("check stlr differs", value=value, reference=reference)))
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the slanted triangular rates of {trials} steps (rise, peak, fall, both ends) match ULMFiT's formula.")
+    _right(text("check stlr right", trials=trials))
 
 
 @compares_with("course.ulmfit.schedules:discriminative_rates")
@@ -236,19 +230,19 @@ def check_discriminative_rates(function, *, seed: int | None = None, trials: int
 
     for case in _sizes(trials, edges, draw):
         top, groups, factor = case
-        where = f"top_rate {top:.4g}, {groups} groups, factor {factor:.3g}"
+        where = text("check rates where", top=top, groups=groups, factor=factor)
         reference = discriminative_rates(*case)
-        value = _array(_call(function, case, shapes="three numbers"), "the rates", (groups,), "(num_groups,)", where)
+        value = _array(_call(function, case, shapes=text("check rates shapes")), text("check rates the rates"),
+                       (groups,), "(num_groups,)", where)
         if not _close(value, reference, atol=1e-12):
             findings = []
             if _close(value[::-1], reference, atol=1e-12):
-                findings.append(("order", "Your rates are top group first: give the bottom group (the token encoder) "
-                                          "first and the top group (the head) last"))
+                findings.append(("order", text("check rates order")))
             subtracted = [top - (groups - 1 - g) * top / factor for g in range(groups)]
             if groups > 1 and _close(value, subtracted, atol=1e-12):
-                findings.append(("subtract", "Each group down divides by the factor; it does not subtract"))
-            findings.append((GENERIC, f"Your rates are {np.round(value, 6).tolist()}; they should be "
-                                      f"{np.round(reference, 6).tolist()}"))
+                findings.append(("subtract", text("check rates subtract")))
+            findings.append((GENERIC, text("check rates differ", value=np.round(value, 6).tolist(),
+                                           reference=np.round(reference, 6).tolist())))
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(f"the rates of {trials} stacks of layer groups match eta^(l-1) = eta^l / factor, bottom group first.")
+    _right(text("check rates right", trials=trials))
