@@ -848,4 +848,54 @@ PRINTED: dict[str, dict[str, str]] = {
     "check rates right": {
         "en": "the rates of {trials} stacks of layer groups match eta^(l-1) = eta^l / factor, bottom group first.",
         "zh": "{trials} 组层组的学习率都符合 eta^(l-1) = eta^l / factor，且最下面的一组在前。"},
+    # course.teaching.checks.transformer: scaled dot-product attention with a mask (notebook 11)
+    "check attention no scale": {
+        "en": "Your scores are not scaled: divide q k^T by sqrt(d_k), the square root of the keys' size, before the "
+              "softmax",
+        "zh": "你的注意力分数没有缩放：在 softmax 之前要把 q k^T 除以 sqrt(d_k)，即键的维数的平方根"},
+    "check attention by d": {"en": "You divide the scores by d_k; divide by its square root, sqrt(d_k)",
+                             "zh": "你把分数除以了 d_k；应除以它的平方根 sqrt(d_k)"},
+    "check attention queries axis": {
+        "en": "Your softmax runs over the queries (down each column); it must run over the keys, along each row, so "
+              "that each query's weights sum to 1",
+        "zh": "你的 softmax 是在查询上做的（沿每一列往下）；它必须在键上做，即沿每一行，这样每个查询的权重之和才为 1"},
+    "check attention inverted": {
+        "en": "Your mask is inverted: True means the query MAY look at that key; put -inf where the mask is False",
+        "zh": "你的掩码用反了：True 表示查询可以看那个键；应在掩码为 False 的地方填 -inf"},
+    "check attention multiply": {
+        "en": "You multiply the weights by the mask after the softmax, so the rows no longer sum to 1: put -inf in "
+              "the scores where the mask is False, before the softmax",
+        "zh": "你在 softmax 之后把权重乘以掩码，于是每行之和不再是 1：应在 softmax 之前，在掩码为 False 的地方把分数"
+              "设为 -inf"},
+    "check attention keys as values": {"en": "Your output averages the keys: the output is weights @ v, the values",
+                                       "zh": "你的输出是对键求的加权平均：输出应为 weights @ v，即对值求平均"},
+    "check attention transposed": {
+        "en": "Your weights are transposed: return them as (T_q, T_k), one row per query, its weights over the keys",
+        "zh": "你的权重转置了：应以 (T_q, T_k) 返回，每个查询一行，是它在各个键上的权重"},
+    "check attention rows": {
+        "en": "Each query's weights (a row) should sum to 1 over the keys it may look at; yours sum to {sums}",
+        "zh": "每个查询的权重（一行）在它可以看的键上之和应为 1；你的各行之和为 {sums}"},
+    "check attention masked": {"en": "A key the mask forbids (mask False) must get weight exactly 0",
+                               "zh": "掩码禁止的键（mask 为 False）的权重必须恰好为 0"},
+    "check attention weights differ": {"en": "Your weights differ from softmax(q k^T / sqrt(d_k) + M): {worst}",
+                                       "zh": "你的权重与 softmax(q k^T / sqrt(d_k) + M) 不符：{worst}"},
+    "check attention output differs": {"en": "Your weights are right but your output is not weights @ v: {worst}",
+                                       "zh": "你的权重是对的，但输出不是 weights @ v：{worst}"},
+    "check attention nan": {
+        "en": "Your weights contain nan or inf. Every query here may look at one key at least, so no row of scores "
+              "should be all -inf: is your mask inverted? True means the query MAY look at that key; put -inf where "
+              "the mask is False",
+        "zh": "你的权重中含有 nan 或 inf。这里每个查询至少可以看一个键，所以分数不应有整行都是 -inf 的：是不是掩码用"
+              "反了？True 表示查询可以看那个键；应在掩码为 False 的地方填 -inf"},
+    "check attention no mask": {"en": "no mask", "zh": "无掩码"},
+    "check attention returns": {"en": "Return two arrays, (output, weights); got {got}",
+                                "zh": "应返回两个数组 (output, weights)；实际返回的是 {got}"},
+    "check attention keys' width": {
+        "en": "Your output has the keys' width d, not the values' d_v: the output is weights @ v, not weights @ k",
+        "zh": "你的输出宽度是键的维数 d，而不是值的维数 d_v：输出应为 weights @ v，而不是 weights @ k"},
+    "check attention right": {
+        "en": "output and weights of {trials} attentions (1 x 1 up to 8 x 8, with and without a mask) match "
+              "softmax(q k^T / sqrt(d_k) + M) v.",
+        "zh": "{trials} 次注意力计算（从 1 x 1 到 8 x 8，有掩码和无掩码）的输出和权重都与 softmax(q k^T / sqrt(d_k) "
+              "+ M) v 一致。"},
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     CheckFailed,
@@ -65,22 +66,12 @@ def _findings(q, k, v, mask, output, weights) -> list[tuple[str, str]]:
     """What the student's (output, weights) match among the usual mistakes."""
     reference_out, reference_w = _attention(q, k, v, mask)
     wrong = {
-        "no_scale": (_attention(q, k, v, mask, scale="none"),
-                     "Your scores are not scaled: divide q k^T by sqrt(d_k), the square root of the keys' size, "
-                     "before the softmax"),
-        "by_d": (_attention(q, k, v, mask, scale="d"),
-                 "You divide the scores by d_k; divide by its square root, sqrt(d_k)"),
-        "queries_axis": (_attention(q, k, v, mask, axis=0),
-                         "Your softmax runs over the queries (down each column); it must run over the keys, along "
-                         "each row, so that each query's weights sum to 1"),
-        "inverted": (_attention(q, k, v, mask, mask_how="inverted"),
-                     "Your mask is inverted: True means the query MAY look at that key; put -inf where the mask "
-                     "is False"),
-        "multiply": (_attention(q, k, v, mask, mask_how="multiply"),
-                     "You multiply the weights by the mask after the softmax, so the rows no longer sum to 1: "
-                     "put -inf in the scores where the mask is False, before the softmax"),
-        "keys_as_values": (_attention(q, k, v, mask, values="k"),
-                           "Your output averages the keys: the output is weights @ v, the values"),
+        "no_scale": (_attention(q, k, v, mask, scale="none"), text("check attention no scale")),
+        "by_d": (_attention(q, k, v, mask, scale="d"), text("check attention by d")),
+        "queries_axis": (_attention(q, k, v, mask, axis=0), text("check attention queries axis")),
+        "inverted": (_attention(q, k, v, mask, mask_how="inverted"), text("check attention inverted")),
+        "multiply": (_attention(q, k, v, mask, mask_how="multiply"), text("check attention multiply")),
+        "keys_as_values": (_attention(q, k, v, mask, values="k"), text("check attention keys as values")),
     }
     findings = []
     for key, ((out, w), message) in wrong.items():
@@ -89,19 +80,15 @@ def _findings(q, k, v, mask, output, weights) -> list[tuple[str, str]]:
         if _close(output, out) and _close(weights, w) and not (_close(out, reference_out) and _close(w, reference_w)):
             findings.append((key, message))
     if weights.shape == reference_w.T.shape and _close(weights, reference_w.T) and not _close(weights, reference_w):
-        findings.append(("transposed", "Your weights are transposed: return them as (T_q, T_k), one row per query, "
-                                       "its weights over the keys"))
+        findings.append(("transposed", text("check attention transposed")))
     if mask is not None and not _close(weights.sum(axis=1), np.ones(len(weights)), atol=1e-6):
-        findings.append(("fact:rows", "Each query's weights (a row) should sum to 1 over the keys it may look at; "
-                                      f"yours sum to {np.round(weights.sum(axis=1), 4).tolist()}"))
+        findings.append(("fact:rows", text("check attention rows", sums=np.round(weights.sum(axis=1), 4).tolist())))
     if mask is not None and np.any(np.abs(weights[~mask]) > 1e-9) and weights.shape == mask.shape:
-        findings.append(("fact:masked", "A key the mask forbids (mask False) must get weight exactly 0"))
+        findings.append(("fact:masked", text("check attention masked")))
     if not _close(weights, reference_w):
-        findings.append((GENERIC, f"Your weights differ from softmax(q k^T / sqrt(d_k) + M): "
-                                  f"{_worst(weights, reference_w)}"))
+        findings.append((GENERIC, text("check attention weights differ", worst=_worst(weights, reference_w))))
     else:
-        findings.append((GENERIC, f"Your weights are right but your output is not weights @ v: "
-                                  f"{_worst(output, reference_out)}"))
+        findings.append((GENERIC, text("check attention output differs", worst=_worst(output, reference_out))))
     return findings
 
 
@@ -119,9 +106,7 @@ def _no_nan(weights, mask, where: str) -> None:
     except (TypeError, ValueError):
         return  # _array says what is wrong
     if not finite and mask is not None:
-        raise CheckFailed(_sentence("Your weights contain nan or inf. Every query here may look at one key at least, "
-                                    "so no row of scores should be all -inf: is your mask inverted? True means the "
-                                    "query MAY look at that key; put -inf where the mask is False", where))
+        raise CheckFailed(_sentence(text("check attention nan"), where))
 
 
 @compares_with("course.transformer.attention:scaled_dot_product_attention")
@@ -152,19 +137,17 @@ def check_masked_attention(function, *, seed: int | None = None, trials: int = 3
     for q, k, v, mask in cases:
         t_q, t_k, d, d_v = len(q), len(k), q.shape[1], v.shape[1]
         where = (f"q {q.shape}, k {k.shape}, v {v.shape}, "
-                 + ("no mask" if mask is None else f"mask {mask.astype(int).tolist()}"))
+                 + (text("check attention no mask") if mask is None else f"mask {mask.astype(int).tolist()}"))
         args = (q.copy(), k.copy(), v.copy()) + (() if mask is None else (mask.copy(),))
         result = _call(function, args, shapes=f"q {q.shape}, k {k.shape}, v {v.shape}"
                        + ("" if mask is None else f", mask {mask.shape}"))
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence(f"Return two arrays, (output, weights); got {_describe(result)}", where))
+            raise CheckFailed(_sentence(text("check attention returns", got=_describe(result)), where))
         output, weights = result
         _shape_error(output, "output", (t_q, d_v), "(T_q, d_v)", where,
-                     {(t_q, d): "Your output has the keys' width d, not the values' d_v: the output is "
-                                "weights @ v, not weights @ k"} if d != d_v else {})
+                     {(t_q, d): text("check attention keys' width")} if d != d_v else {})
         _shape_error(weights, "weights", (t_q, t_k), "(T_q, T_k)", where,
-                     {(t_k, t_q): "Your weights are transposed: return them as (T_q, T_k), one row per query, "
-                                  "its weights over the keys"} if t_q != t_k else {})
+                     {(t_k, t_q): text("check attention transposed")} if t_q != t_k else {})
         _no_nan(weights, mask, where)
         output = _array(output, "output", (t_q, d_v), "(T_q, d_v)", where)
         weights = _array(weights, "weights", (t_q, t_k), "(T_q, T_k)", where)
@@ -172,5 +155,4 @@ def check_masked_attention(function, *, seed: int | None = None, trials: int = 3
         if not (_close(output, reference_out, atol=1e-8) and _close(weights, reference_w, atol=1e-8)):
             failures.add(where, _findings(q, k, v, mask, output, weights))
     failures.raise_if_any()
-    _right(f"output and weights of {trials} attentions (1 x 1 up to 8 x 8, with and without a mask) match "
-           "softmax(q k^T / sqrt(d_k) + M) v.")
+    _right(text("check attention right", trials=trials))
