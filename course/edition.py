@@ -348,6 +348,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "claims missing": {"en": "The claims could not be measured: {why}", "zh": "无法测量这些论断：{why}"},
     "claims count": {"en": "{held} of {total} claims hold", "zh": "{total} 条论断中有 {held} 条成立"},
     "course title": {"en": "Word Vectors, Hands-On", "zh": "动手学词向量"},
+    "site editions": {"en": "The notebooks, in both editions", "zh": "笔记本（两个版本）"},
     "profile line": {"en": "Profile <b>{profile}</b> · built {stamp} · {count} notebooks in {seconds:.0f} s",
                      "zh": "配置 <b>{profile}</b> · 构建于 {stamp} · {count} 个笔记本，共 {seconds:.0f} 秒"},
     "for teachers": {"en": "For teachers", "zh": "教师须知"},

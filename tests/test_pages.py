@@ -223,6 +223,19 @@ class Browser:
         params = {"format": "png"} | ({"clip": clip | {"scale": 1}} if clip else {})
         return base64.b64decode(self.send("Page.captureScreenshot", params, self.session)["data"])
 
+    def fonts_of(self, selector: str) -> tuple[list[dict], int]:
+        """The fonts the first element ``selector`` finds has its own text drawn in (each with how many glyphs it
+        drew), and how many CJK characters that text holds."""
+        self.send("DOM.enable", session=self.session)
+        self.send("CSS.enable", session=self.session)
+        document = self.send("DOM.getDocument", session=self.session)["root"]["nodeId"]
+        node = self.send("DOM.querySelector", {"nodeId": document, "selector": selector}, self.session)["nodeId"]
+        fonts = self.send("CSS.getPlatformFontsForNode", {"nodeId": node}, self.session)["fonts"]
+        characters = self.evaluate(f"[...document.querySelector({selector!r}).childNodes].filter(n => n.nodeType == 3)"
+                                   ".map(n => n.textContent).join('').match(/[\u2e80-\u9fff\uff00-\uffef]/g)"
+                                   "?.length || 0")
+        return fonts, characters
+
     def hover(self, x: float, y: float):
         self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, self.session)
 
@@ -388,3 +401,218 @@ def test_framed_pages_keep_their_short_quoting():
     value = re.search(r"srcdoc='([^']*)'", compact).group(1)
     assert html.unescape(value) == framed and len(value) < len(html.escape(framed, quote=True))
     assert compact_frames("<p>no frame</p>") == "<p>no frame</p>"
+
+
+# ------------------------------------------------------------------ the pages as a site
+
+# Two notebooks in both editions, with a table and a printout holding Chinese words among their outputs.
+SITE_NOTEBOOKS = {
+    "00_counting": {
+        "en": ["# 00 · Counting words", "## 1 · Tokens and types\n\nA corpus is a list of sentences; each sentence "
+               "a list of tokens.", "## 2 · Frequent words\n\nThe most frequent words of the People's Daily."],
+        "zh": ["# 00 · 数词", "## 1 · 词元与词型\n\n语料库是句子的列表，每个句子是词元的列表。",
+               "## 2 · 高频词\n\n人民日报里最常见的词。"],
+    },
+    "01_sampling": {
+        "en": ["# 01 · Negative sampling",
+               "## 1 · The sigmoid\n\nThe logistic function $\\sigma(x) = 1 / (1 + e^{-x})$",
+               "## 2 · Drawing noise words\n\nNoise words come from the unigram distribution raised to the power 3/4."],
+        "zh": ["# 01 · 负采样", "## 1 · S 型函数\n\n逻辑函数 $\\sigma(x) = 1 / (1 + e^{-x})$",
+               "## 2 · 抽取噪声词\n\n噪声词取自一元分布的四分之三次方。"],
+    },
+}
+CHINESE_TABLE = "<table><tr><th>词</th><th>次数</th></tr><tr><td>北京</td><td>1024</td></tr></table>"
+
+
+def site_notebook(stem: str, edition: str):
+    cells = []
+    for index, text in enumerate(SITE_NOTEBOOKS[stem][edition]):
+        cells.append(new_markdown_cell(text))
+        code = new_code_cell(f"counts = top_words(corpus, {index + 3})  # 最常见的词\ncounts")
+        code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="北京 上海 广州\n"),
+                        nbformat.v4.new_output("execute_result", execution_count=index + 1,
+                                               data={"text/html": CHINESE_TABLE, "text/plain": "词 次数"})]
+        cells.append(code)
+    notebook = new_notebook(cells=cells)
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"c{index}"
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Both editions' pages of :data:`SITE_NOTEBOOKS`, the indexes and the site's files, in ``build/``."""
+    from course.teaching.build import NotebookRun, write_index
+    from course.teaching.pages import render_page
+    from course.teaching.site import write_site
+
+    root = tmp_path_factory.mktemp("site") / "build"
+    static = root / "static"
+    for edition, out in (("en", root), ("zh", root / "zh")):
+        runs = []
+        for stem in SITE_NOTEBOOKS:
+            page = out / "notebooks" / f"{stem}.html"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(render_page(site_notebook(stem, edition), page, static, edition), encoding="utf-8")
+            runs.append(NotebookRun(stem, SITE_NOTEBOOKS[stem][edition][0][2:], 1.0, page.with_suffix(".ipynb"), page))
+        os.environ["COURSE_BUILD"], before = str(root), os.environ.get("COURSE_BUILD")
+        try:
+            write_index(runs, out, "smoke", None, edition)
+        finally:
+            os.environ.pop("COURSE_BUILD") if before is None else os.environ.update(COURSE_BUILD=before)
+    started = time.perf_counter()
+    data = write_site(static)
+    return root, data, time.perf_counter() - started
+
+
+def test_the_site_lists_each_editions_notebooks_with_their_sections_and_fetches_nothing(site):
+    root, data, _ = site
+    en, zh = data["editions"]["en"], data["editions"]["zh"]
+    assert [page["url"] for page in en["pages"]] == ["notebooks/00_counting.html", "notebooks/01_sampling.html"]
+    assert [page["url"] for page in zh["pages"]] == ["zh/notebooks/00_counting.html", "zh/notebooks/01_sampling.html"]
+    assert (en["index"], zh["index"]) == ("index.html", "zh/index.html")
+    assert [page["title"] for page in zh["pages"]] == ["00 · 数词", "01 · 负采样"]
+    assert [title for _, title in en["pages"][1]["sections"]] == ["1 · The sigmoid", "2 · Drawing noise words"]
+    page = (root / en["pages"][1]["url"]).read_text(encoding="utf-8")
+    for section_id, _ in en["pages"][1]["sections"]:
+        assert f'id="{section_id}"' in page  # the sidebar's anchors are the page's own
+    search = (root / "static" / "site" / "search.js").read_text(encoding="utf-8")
+    records = json.loads(search.removeprefix("window.COURSE_SEARCH = ").rstrip().removesuffix(";"))
+    text = {(edition, where, title): body for edition, where, _, title, body in records}
+    assert "unigram distribution raised" in text["en", 1, "2 · Drawing noise words"]
+    assert "top_words(corpus, 5)" in text["en", 1, "2 · Drawing noise words"]  # code is searched
+    assert "一元分布的四分之三次方" in text["zh", 1, "2 · 抽取噪声词"]
+    assert all("1024" not in body and "¶" not in body for body in text.values())  # outputs and anchor marks are not
+    for html_page in [*root.glob("notebooks/*.html"), *root.glob("zh/notebooks/*.html"), root / "index.html",
+                      root / "zh" / "index.html"]:
+        assert external_references(html_page.read_text(encoding="utf-8")) == [], html_page
+
+
+def test_the_served_font_holds_the_pages_chinese_and_is_cut_again_only_when_it_changes(site):
+    from fontTools.ttLib import TTFont
+
+    from course.teaching.site import CJK, write_font
+
+    root, _, seconds = site
+    font_path = root / "static" / "site" / "cjk.woff"
+    covered = set(TTFont(font_path).getBestCmap())
+    used = {ch for path in root.rglob("*.html") for ch in CJK.findall(path.read_text(encoding="utf-8"))}
+    assert {"负", "噪", "北", "，"} <= used and all(ord(ch) in covered for ch in used)
+    assert font_path.stat().st_size < 60_000 and seconds < 30  # a few dozen glyphs of the font's 16 MB
+    stamp = font_path.stat().st_mtime_ns
+    assert write_font(used, font_path) == font_path and font_path.stat().st_mtime_ns == stamp
+    write_font(used | {"词", "嵌"}, font_path)
+    assert font_path.stat().st_mtime_ns != stamp and ord("嵌") in TTFont(font_path).getBestCmap()
+
+
+SIDEBAR_LINK = "[...document.querySelectorAll('#course-sidebar .course-toc > li > a')].find(a => a.textContent == {!r})"
+# The same two characters drawn in the served font on a canvas: a box stands in for each where the font lacks
+# them, the same box for both.
+GLYPHS_DIFFER = """(async () => {
+  await document.fonts.load('40px "Course CJK"', '负采');
+  const draw = (ch, font) => { const c = document.createElement('canvas'); c.width = c.height = 48;
+    const g = c.getContext('2d'); g.font = font; g.fillText(ch, 2, 40); return g.getImageData(0, 0, 48, 48).data; };
+  const differ = (a, b) => a.some((v, i) => v != b[i]);
+  const inked = (a) => a.some((v, i) => i % 4 == 3 && v > 0);
+  const a = draw('负', '40px "Course CJK"'), b = draw('采', '40px "Course CJK"');
+  return {served: inked(a) && differ(a, b), system: differ(draw('负', '40px monospace'), draw('采', '40px monospace'))};
+})()"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian: apt-get install -y chromium)")
+def test_the_site_navigates_searches_switches_editions_and_renders_chinese_offline(site, tmp_path):
+    root, _, _ = site
+    proxy = RecordingProxy()
+    browser = Browser(tmp_path / "profile", proxy)
+
+    def follow(expression: str, page: str):
+        """Click the link ``expression`` finds and wait for ``page`` (relative to the site) to load."""
+        browser.evaluate(f"({expression}).click()")
+        loaded = (f"location.href.split('#')[0] == {(root / page).as_uri()!r} && document.readyState == 'complete' "
+                  "&& document.getElementById('course-sidebar') !== null")
+        end = time.monotonic() + 15
+        while True:
+            try:
+                if browser.evaluate(loaded):
+                    return
+            except RuntimeError as exc:  # asked while the old page was leaving
+                if "navigated" not in str(exc) and "context" not in str(exc):
+                    raise
+            if time.monotonic() > end:
+                raise TimeoutError(f"{page} did not load")
+            time.sleep(0.05)
+
+    def search(query: str):
+        browser.evaluate(f"(() => {{ const box = document.getElementById('course-search'); box.value = {query!r}; "
+                         "box.dispatchEvent(new Event('input')); })()")
+        return browser.wait_for("(() => { const hits = [...document.querySelectorAll('#course-results a')]; "
+                                "return hits.length && hits.map(a => [a.dataset.edition, a.dataset.notebook, "
+                                "a.getAttribute('href')]); })()")
+
+    try:
+        browser.open((root / "notebooks" / "00_counting.html").as_uri())
+        browser.wait_for("document.getElementById('course-sidebar') !== null")
+        sections = browser.evaluate("[...document.querySelectorAll('.course-here .course-sections a')]"
+                                    ".map(a => [a.textContent, !!document.getElementById(a.hash.slice(1))])")
+        follow(SIDEBAR_LINK.format("01 · Negative sampling"), "notebooks/01_sampling.html")
+        first_h1 = browser.evaluate("document.querySelector('h1').firstChild.textContent")
+        no_next = browser.evaluate("document.querySelector('.course-pager a[rel=next]') === null")
+        follow("document.querySelector('.course-pager a[rel=prev]')", "notebooks/00_counting.html")
+        follow("document.querySelector('.course-pager a[rel=next]')", "notebooks/01_sampling.html")
+        english_hits = search("noise words")
+        chinese_hits = search("噪声词")
+        follow("document.querySelector('#course-results a')", "zh/notebooks/01_sampling.html")
+        zh_h1 = browser.evaluate("document.querySelector('h1').firstChild.textContent")
+        browser.wait_for("document.fonts.status == 'loaded'")
+        faces = browser.evaluate("[...document.fonts].map(f => [f.family.replace(/\"/g, ''), f.status])")
+        drawn_with = {selector: browser.fonts_of(selector) for selector in (
+            "h1", ".jp-MarkdownCell p", ".jp-InputArea .highlight .c1", ".jp-OutputArea pre", ".jp-OutputArea td",
+            "#course-sidebar .course-here > a")}
+        glyphs = browser.evaluate(GLYPHS_DIFFER)
+        follow("document.getElementById('course-edition-switch')", "notebooks/01_sampling.html")
+        follow("document.querySelector('#course-sidebar .course-home')", "index.html")
+        listed = browser.evaluate("[...document.querySelectorAll('#course-editions [data-edition] a')]"
+                                  ".map(a => [a.closest('[data-edition]').dataset.edition, a.textContent])")
+        follow("document.querySelector('#course-editions [data-edition=zh] li a')", "zh/notebooks/00_counting.html")
+        requests, failures, exceptions = browser.requests(), browser.failures(), browser.exceptions()
+    finally:
+        browser.close()
+        proxy.shutdown()
+        proxy.server_close()
+    assert [text for text, _ in sections] == ["1 · Tokens and types", "2 · Frequent words"] and all(
+        found for _, found in sections)
+    assert first_h1 == "01 · Negative sampling" and no_next
+    assert english_hits[0][:2] == ["en", "01_sampling"] and english_hits[0][2].endswith(
+        "notebooks/01_sampling.html#2-·-Drawing-noise-words".replace("·", "%C2%B7"))
+    assert chinese_hits[0][:2] == ["zh", "01_sampling"] and len(chinese_hits) == 1
+    assert zh_h1 == "01 · 负采样"
+    assert ["Course CJK", "loaded"] in faces, faces  # the page's Chinese asked for it, and it came from the disk
+    for selector, (fonts, characters) in drawn_with.items():  # text, code, printouts, tables, the sidebar
+        served = sum(font["glyphCount"] for font in fonts if font["isCustomFont"] and
+                     font["familyName"].startswith("Noto Sans CJK"))
+        assert characters > 0 and served == characters, (selector, fonts, characters)
+    assert glyphs["served"], glyphs  # two characters, two glyphs: not the box of a missing one
+    assert ["en", "00 · Counting words"] in listed and ["zh", "01 · 负采样"] in listed and len(listed) == 6
+    assert [line for line in proxy.requests if requested_host(line) not in CHROMIUMS_OWN] == []
+    assert [url for url in requests if not url.startswith(("file:", "data:", "about:", "blob:"))] == []
+    assert [failure for failure in failures if not failure.startswith("about:blank:")] == [] and exceptions == []
+
+
+def test_a_build_of_one_edition_elsewhere_is_a_site_of_that_edition(tmp_path):
+    from course.teaching.site import with_site, write_site
+
+    root = tmp_path / "out"  # python -m course build --edition zh --out out: its pages in out/notebooks/
+    static = root / "static"
+    (root / "notebooks").mkdir(parents=True)
+    for name, page, stem in (("00_a.html", root / "notebooks" / "00_a.html", "00_a"),
+                             ("index", root / "index.html", "")):
+        bare = f"<!doctype html><html lang='en'><head><title>{name}</title></head><body><h1 id='t'>标题 {name}</h1>"
+        page.write_text(with_site(bare + "</body></html>", page, static, "zh", stem), encoding="utf-8")
+    (root / "notebooks" / "01_old.html").write_text("<html><head></head><body><h1 id='o'>old</h1></body></html>")
+    data = write_site(static, font=False)
+    assert data["editions"]["zh"] == {"index": "index.html", "pages": [
+        {"stem": "00_a", "title": "标题 00_a.html", "url": "notebooks/00_a.html", "sections": []}]}
+    assert data["editions"]["en"] == {"index": None, "pages": []}  # a page without the site's tags is not listed
+    page = (root / "notebooks" / "00_a.html").read_text(encoding="utf-8")
+    assert "<html lang='zh-Hans'>" in page and "<meta name='course-root' content='../'>" in page
+    assert "src='../static/site/site.js'" in page

@@ -9,7 +9,9 @@ nbconvert renders it to HTML beside it (a page that fetches nothing from the net
 table (:func:`course.claims.measure_claims` on the models the notebooks saved: does each claim the
 course teaches hold in this build?) and the teacher's table: which ideas each notebook covers, its
 assignments, and its student version (written to ``build/assignments/`` by
-:func:`course.teaching.assignments.write_student_versions`).
+:func:`course.teaching.assignments.write_student_versions`). Last, every page of both editions then under
+``build/`` becomes one site (:func:`course.teaching.site.write_site`): a sidebar of the notebooks and their
+sections, previous and next, the switch between editions, a search over both, and the CJK font they need.
 
 With ``jobs`` above 1 the notebooks run that many at a time, each in a process of its own, started in
 order as the earlier ones end. A notebook that loads a model a notebook still running will save waits for
@@ -53,6 +55,7 @@ from .assignments import Assignment, find_assignments, read_notebook, write_stud
 from .heartbeat import Heartbeat
 from .pages import render_page, static_folder
 from .report import HEADLINE_MIME
+from .site import with_site, write_site
 
 
 @dataclass
@@ -257,7 +260,7 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
         nbformat.write(notebook, str(temporary))
     figures, headlines = _collect(notebook, source.stem, out / "figures")
     page = executed.with_suffix(".html")
-    body = render_page(notebook, page, static_folder(out))
+    body = render_page(notebook, page, static_folder(out), edition)
     with atomic_path(page) as temporary:
         temporary.write_text(body, encoding="utf-8")
     return NotebookRun(source.stem, _title(notebook) or source.stem, seconds, executed, page, figures, headlines,
@@ -373,6 +376,7 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
     wall = None if jobs == 1 else time.perf_counter() - began
     cpu = {run.name: run.cpu_seconds for run in runs} | {"claims": _used_since(processor)}
     write_index(runs, out, profile, claims, edition)
+    write_site(static_folder(out))
     summary = [{"notebook": r.name, "seconds": round(r.seconds, 1),
                 "cpu_seconds": None if r.cpu_seconds is None else round(r.cpu_seconds, 1), "error": r.error,
                 "ideas": r.ideas,
@@ -560,7 +564,8 @@ def _claims_section(claims: list[Claim] | str, edition: str = "en") -> list[str]
 
 
 STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+body { font-family: "Course CJK", system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; }
 h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
 section { border-top: 1px solid #ddd; padding: 1em 0; }
 section h2 { margin: 0 0 0.3em 0; font-size: 1.25em; }
@@ -601,7 +606,8 @@ def _teacher_table(runs: list[NotebookRun], out: Path, edition: str = "en") -> l
 
 def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[Claim] | str | None = None,
                 edition: str = "en") -> Path:
-    """Write ``out/index.html`` in ``edition``'s words: the claims table (``claims``: rows, or why there
+    """Write ``out/index.html`` in ``edition``'s words: the notebooks of both editions (drawn by the site's script,
+    :mod:`course.teaching.site`), the claims table (``claims``: rows, or why there
     are none; None: no such section), the teacher's table, then one section per notebook with its time,
     numbers and figures."""
     total = sum(run.seconds for run in runs)
@@ -612,6 +618,8 @@ def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[C
              f"<h1>{title}</h1>",
              "<p class='meta'>" + text("profile line", edition, profile=profile, stamp=stamp, count=len(runs),
                                        seconds=total) + "</p>"]
+    # both editions' notebooks, listed by the site's script from what the last build of either found
+    parts.append(f"<section><h2>{text('site editions', edition)}</h2><div id='course-editions'></div></section>")
     if claims is not None:
         parts.extend(_claims_section(claims, edition))
     parts.extend(_teacher_table(runs, out, edition))
@@ -635,6 +643,7 @@ def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[C
         parts.append("</section>")
     parts.append("</body></html>")
     index = out / "index.html"
+    page = with_site("\n".join(parts), index, static_folder(out), edition)
     with atomic_path(index) as temporary:
-        temporary.write_text("\n".join(parts), encoding="utf-8")
+        temporary.write_text(page, encoding="utf-8")
     return index

@@ -145,21 +145,24 @@ def relative_url(path: Path, page: Path) -> str:
     return quote(Path(os.path.relpath(Path(path).absolute(), Path(page).absolute().parent)).as_posix())
 
 
-def render_page(notebook, page: Path, static: Path) -> str:
+def render_page(notebook, page: Path, static: Path, edition: str = "en") -> str:
     """The HTML of an executed notebook that will be saved as ``page``, with MathJax from ``static/mathjax/``
     (copied there if it is not yet) and its widgets drawn in their final state; nothing is fetched from the
-    network. ``notebook`` is left as it was."""
+    network. The page is one of ``edition``'s on the site whose files are in ``static/site/``
+    (:mod:`course.teaching.site`). ``notebook`` is left as it was."""
     import copy
 
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
+
+    from .site import with_site
 
     mathjax = copy_mathjax(static) / "MathJax.js"
     exporter = HTMLExporter(template_name="lab", template_file="course_offline.html.j2",
                             extra_loaders=[DictLoader({"course_offline.html.j2": OFFLINE_TEMPLATE})],
                             mathjax_url=f"{relative_url(mathjax, page)}?config={MATHJAX_CONFIG}")
     body, _ = exporter.from_notebook_node(static_widgets(copy.deepcopy(notebook)))
-    return compact_frames(body)
+    return with_site(compact_frames(body), page, static, edition, Path(page).stem)
 
 
 _DOUBLE_QUOTED_FRAME = re.compile(r'<iframe srcdoc="([^"]*)"')
