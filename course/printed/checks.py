@@ -898,4 +898,102 @@ PRINTED: dict[str, dict[str, str]] = {
               "softmax(q k^T / sqrt(d_k) + M) v.",
         "zh": "{trials} 次注意力计算（从 1 x 1 到 8 x 8，有掩码和无掩码）的输出和权重都与 softmax(q k^T / sqrt(d_k) "
               "+ M) v 一致。"},
+    # course.teaching.checks.attention: attention over a padded batch (notebook 11)
+    "check padded after": {
+        "en": "You apply the mask after the softmax (the weights times the mask), so a real query's weights no "
+              "longer sum to 1: the forbidden keys already took their share of the softmax's denominator. Put -inf "
+              "in the scores where a key is forbidden, before the softmax",
+        "zh": "你在 softmax 之后才用掩码（权重乘以掩码），于是真实查询的权重之和不再是 1：被禁止的键已经在 softmax 的"
+              "分母里占了一份。应在 softmax 之前，把被禁止的键的分数设为 -inf"},
+    "check padded query_only": {
+        "en": "You mask the padding on the query axis only: a real position still gives weight to padded keys. A "
+              "padded position must never be looked at, so mask it as a key too (along the last axis); with padding "
+              "before the words, or without the causal mask, it shows",
+        "zh": "你只在查询这一维上屏蔽了填充：真实位置仍然给填充的键分了权重。填充位置绝不能被看到，所以作为键也要屏蔽"
+              "（沿最后一维）；填充在词之前、或者不用因果掩码时，这个错误就会显现"},
+    "check padded diagonal:strict": {
+        "en": "Your causal mask is off by one: position t may look at s <= t, itself included; yours allows s < t "
+              "only, so the first word of a sentence has nothing to look at",
+        "zh": "你的因果掩码差了一位：位置 t 可以看 s <= t，包括它自己；你的只允许 s < t，于是句子的第一个词什么也看不"
+              "到"},
+    "check padded diagonal:next": {
+        "en": "Your causal mask is off by one: it lets position t look at s = t + 1, the next word; allow s <= t only",
+        "zh": "你的因果掩码差了一位：它让位置 t 看到了 s = t + 1，即下一个词；只应允许 s <= t"},
+    "check padded diagonal:upper": {
+        "en": "Your causal mask is the wrong triangle: position t looks at s >= t, the words after it; it must look "
+              "at s <= t",
+        "zh": "你的因果掩码取错了三角：位置 t 看的是 s >= t，即它后面的词；它只能看 s <= t"},
+    "check padded no_causal": {
+        "en": "You ignore causal=True: every position sees the words after it too; with causal=True position t may "
+              "look at s <= t only",
+        "zh": "你忽略了 causal=True：每个位置也看到了它后面的词；causal=True 时位置 t 只能看 s <= t"},
+    "check padded always_causal": {
+        "en": "You apply the causal mask although causal=False: then every real position may look at every real "
+              "position, before it or after it (as in BERT)",
+        "zh": "causal=False 时你仍然用了因果掩码：这时每个真实位置都可以看所有真实位置，无论在前还是在后（和 BERT 一"
+              "样）"},
+    "check padded no_padding": {
+        "en": "The padding is not masked at all: real positions look at padded keys, and padded positions come out "
+              "as if they were words. Mask padded keys, and give padded queries zeros",
+        "zh": "填充完全没有屏蔽：真实位置看了填充的键，填充位置的结果也像词一样算了出来。应屏蔽填充的键，并让填充的查"
+              "询输出全零"},
+    "check padded nan": {
+        "en": "Your padded query positions come out as nan: once padding is masked on the query axis too, a padded "
+              "position has no key left, its scores are all -inf, and the softmax of a row of -inf is 0/0. A padded "
+              "query must come out as zeros (its weights and its output), never nan",
+        "zh": "你的填充查询位置得到了 nan：在查询这一维上也屏蔽填充之后，填充位置就没有可看的键了，它的分数全是 -inf"
+              "，而一整行 -inf 的 softmax 是 0/0。填充的查询必须输出全零（权重和输出都是），绝不能是 nan"},
+    "check padded padded_queries": {
+        "en": "Your padded query positions are not zeros: they attend to the real keys they are allowed (the "
+              "course's module leaves them so, as its loss never reads them). Here a padded query must come out as "
+              "zeros, its weights and its output",
+        "zh": "你的填充查询位置不是全零：它们关注了允许看的真实键（课程的模块就是这样留着的，因为损失从不读取它们）。"
+              "这里填充的查询必须输出全零，权重和输出都是"},
+    "check padded padded_queries+nan": {
+        "en": "Your padded query positions are not zeros: they attend to the keys they are allowed, and where none "
+              "is allowed (padding before the first word, with the causal mask) they come out as nan. A padded query "
+              "must come out as zeros, its weights and its output, never nan",
+        "zh": "你的填充查询位置不是全零：它们关注了允许看的键；在一个键也不允许看的地方（第一个词之前的填充，且用了因"
+              "果掩码）它们得到了 nan。填充的查询必须输出全零，权重和输出都是，绝不能是 nan"},
+    "check padded where": {"en": "B={batch}, T={width}, d={d}, d_v={d_v}, causal={causal}, real positions {real}",
+                           "zh": "B={batch}，T={width}，d={d}，d_v={d_v}，causal={causal}，真实位置 {real}"},
+    "check padded right": {
+        "en": "output and weights of {trials} batches (B from {batch} sentences, T from {width}, padding before and "
+              "after the words, with and without the causal mask) match the course's scaled_dot_product_attention, "
+              "with zeros at the padded queries.",
+        "zh": "{trials} 个批次（B 取 {batch} 个句子，T 取 {width}，填充在词之前和之后，有因果掩码和无因果掩码）的输出"
+              "和权重都与课程的 scaled_dot_product_attention 一致，填充的查询处为全零。"},
+    "check padded one matrix": {"en": ": one (T, T) matrix for the whole batch; return one per sentence",
+                                "zh": "：整个批次只有一个 (T, T) 矩阵；应每个句子返回一个"},
+    "check padded nan at a padded position": {
+        "en": "Your padded query positions come out as nan or inf (sentence {b}, position {t}): a padded query must "
+              "come out as zeros, its weights and its output",
+        "zh": "你的填充查询位置得到了 nan 或 inf（第 {b} 个句子，位置 {t}）：填充的查询必须输出全零，权重和输出都是"},
+    "check padded diagonal missing": {
+        "en": ": is the diagonal missing from your causal mask (s < t instead of s <= t)?",
+        "zh": "：是不是你的因果掩码缺了对角线（用了 s < t 而不是 s <= t）？"},
+    "check padded nan at a real position": {
+        "en": "Your output or weights have nan or inf at a real position (sentence {b}, position {t}): every real "
+              "position may look at one key at least, itself{hint}",
+        "zh": "你的输出或权重在真实位置上有 nan 或 inf（第 {b} 个句子，位置 {t}）：每个真实位置至少可以看一个键，即它"
+              "自己{hint}"},
+    "check padded a padded key": {"en": "a padded key", "zh": "一个填充的键"},
+    "check padded a later position": {"en": "a later position", "zh": "一个靠后的位置"},
+    "check padded forbidden": {
+        "en": "Real position {t} of sentence {b} gives weight {weight:.3g} to position {s}, {what}; it must get "
+              "exactly 0",
+        "zh": "第 {b} 个句子的真实位置 {t} 给位置 {s}（{what}）分了 {weight:.3g} 的权重；它必须恰好是 0"},
+    "check padded not zeros": {
+        "en": "Padded position {t} of sentence {b} does not come out as zeros (its weights and its output)",
+        "zh": "第 {b} 个句子的填充位置 {t} 没有输出全零（它的权重和输出）"},
+    "check padded rows": {
+        "en": "A real position's weights should sum to 1 over the keys it may look at; yours sum to {sums}",
+        "zh": "真实位置的权重在它可以看的键上之和应为 1；你的和为 {sums}"},
+    "check padded output differs": {"en": "Your weights are right but your output is not weights @ v",
+                                    "zh": "你的权重是对的，但输出不是 weights @ v"},
+    "check padded weights differ": {
+        "en": "Your weights differ from the course's softmax(q k^T / sqrt(d) + M): at sentence {b}, query {t}, key "
+              "{s} yours is {yours:.4g}, the course's {reference:.4g}",
+        "zh": "你的权重与课程的 softmax(q k^T / sqrt(d) + M) 不符：在第 {b} 个句子、查询 {t}、键 {s} 处，你的是 "
+              "{yours:.4g}，课程的是 {reference:.4g}"},
 }

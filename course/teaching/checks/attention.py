@@ -7,6 +7,7 @@ from itertools import product
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     RTOL,
@@ -107,35 +108,9 @@ _HANDLING = {
     "padded_queries": {"queries": False, "empty": "zero"},
     "padded_queries+nan": {"queries": False, "empty": "nan"},
 }
-_MESSAGES = {
-    "after": "You apply the mask after the softmax (the weights times the mask), so a real query's weights no "
-             "longer sum to 1: the forbidden keys already took their share of the softmax's denominator. Put -inf "
-             "in the scores where a key is forbidden, before the softmax",
-    "query_only": "You mask the padding on the query axis only: a real position still gives weight to padded "
-                  "keys. A padded position must never be looked at, so mask it as a key too (along the last axis); "
-                  "with padding before the words, or without the causal mask, it shows",
-    "diagonal:strict": "Your causal mask is off by one: position t may look at s <= t, itself included; yours "
-                       "allows s < t only, so the first word of a sentence has nothing to look at",
-    "diagonal:next": "Your causal mask is off by one: it lets position t look at s = t + 1, the next word; allow "
-                     "s <= t only",
-    "diagonal:upper": "Your causal mask is the wrong triangle: position t looks at s >= t, the words after it; it "
-                      "must look at s <= t",
-    "no_causal": "You ignore causal=True: every position sees the words after it too; with causal=True position t "
-                 "may look at s <= t only",
-    "always_causal": "You apply the causal mask although causal=False: then every real position may look at every "
-                     "real position, before it or after it (as in BERT)",
-    "no_padding": "The padding is not masked at all: real positions look at padded keys, and padded positions come "
-                  "out as if they were words. Mask padded keys, and give padded queries zeros",
-    "nan": "Your padded query positions come out as nan: once padding is masked on the query axis too, a padded "
-           "position has no key left, its scores are all -inf, and the softmax of a row of -inf is 0/0. A padded "
-           "query must come out as zeros (its weights and its output), never nan",
-    "padded_queries": "Your padded query positions are not zeros: they attend to the real keys they are allowed "
-                      "(the course's module leaves them so, as its loss never reads them). Here a padded query must "
-                      "come out as zeros, its weights and its output",
-    "padded_queries+nan": "Your padded query positions are not zeros: they attend to the keys they are allowed, and "
-                          "where none is allowed (padding before the first word, with the causal mask) they come out "
-                          "as nan. A padded query must come out as zeros, its weights and its output, never nan",
-}
+_MESSAGES = {key: f"check padded {key}" for key in (  # each mistake's message: its key in the catalogue
+    "after", "query_only", "diagonal:strict", "diagonal:next", "diagonal:upper", "no_causal", "always_causal",
+    "no_padding", "nan", "padded_queries", "padded_queries+nan")}
 
 
 def _same(value: np.ndarray, expected: np.ndarray) -> bool:
@@ -197,8 +172,8 @@ def _draw(rng: np.random.Generator):
 
 def _where(q, v, real, causal: bool) -> str:
     batch, width, d = q.shape
-    return (f"B={batch}, T={width}, d={d}, d_v={v.shape[2]}, causal={causal}, "
-            f"real positions {real.astype(int).tolist()}")
+    return text("check padded where", batch=batch, width=width, d=d, d_v=v.shape[2], causal=causal,
+                real=real.astype(int).tolist())
 
 
 # ---------------------------------------------------------------------------------------- check
@@ -229,7 +204,7 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
         result = _call(function, (q.copy(), k.copy(), v.copy(), real.copy()), {"causal": causal},
                        shapes=f"q {q.shape}, k {k.shape}, v {v.shape}, real {real.shape}")
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence(f"Return two arrays, (output, weights); got {_describe(result)}", where))
+            raise CheckFailed(_sentence(text("check attention returns", got=_describe(result)), where))
         batch, width, d_v = v.shape
         output = _as_array(result[0], "output", (batch, width, d_v), "(B, T, d_v)", where)
         weights = _as_array(result[1], "weights", (batch, width, width), "(B, T, T)", where)
@@ -237,9 +212,8 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
         if not (_same(output, reference[0]) and _same(weights, reference[1])):
             failures.add(where, _findings(q, k, v, real, causal, output, weights, reference))
     failures.raise_if_any()
-    _right(f"output and weights of {trials} batches (B from {_span([len(c[0]) for c in cases])} sentences, T from "
-           f"{_span([c[0].shape[1] for c in cases])}, padding before and after the words, with and without the "
-           "causal mask) match the course's scaled_dot_product_attention, with zeros at the padded queries.")
+    _right(text("check padded right", trials=trials, batch=_span([len(c[0]) for c in cases]),
+                width=_span([c[0].shape[1] for c in cases])))
 
 
 def _as_array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -> np.ndarray:
@@ -248,7 +222,7 @@ def _as_array(value, name: str, shape: tuple[int, ...], symbols: str, where: str
         per_batch = name == "weights" and np.ndim(value) == 2 and np.shape(value) == shape[1:]
     except (TypeError, ValueError):  # ragged: _array says what is wrong
         per_batch = False
-    hint = ": one (T, T) matrix for the whole batch; return one per sentence" if per_batch else ""
+    hint = text("check padded one matrix") if per_batch else ""
     return _array(value, name, shape, symbols, where, finite=False, hint=hint)
 
 
@@ -281,7 +255,7 @@ def _findings(q, k, v, real, causal, output, weights, reference) -> list[tuple[s
         shown[1] = _shown_handling(shown[1], nan_padded, nonzero_padded)
         for key in _keys_of(*shown):
             if key not in {found for found, _ in findings}:
-                findings.append((key, _MESSAGES[key]))
+                findings.append((key, text(_MESSAGES[key])))
     return findings + _facts(real, causal, output, weights, reference)
 
 
@@ -292,14 +266,11 @@ def _facts(real, causal, output, weights, reference) -> list[tuple[str, str]]:
     if not finite.all():
         b, t = (int(i) for i in np.argwhere(~finite)[0])
         if finite[real].all():
-            facts.append(("fact:nan", f"Your padded query positions come out as nan or inf (sentence {b}, position "
-                                      f"{t}): a padded query must come out as zeros, its weights and its output"))
+            facts.append(("fact:nan", text("check padded nan at a padded position", b=b, t=t)))
         else:
             b, t = (int(i) for i in np.argwhere(~finite & real)[0])
-            hint = ": is the diagonal missing from your causal mask (s < t instead of s <= t)?" if causal else ""
-            facts.append(("fact:nan", f"Your output or weights have nan or inf at a real position (sentence {b}, "
-                                      f"position {t}): every real position may look at one key at least, "
-                                      f"itself{hint}"))
+            hint = text("check padded diagonal missing") if causal else ""
+            facts.append(("fact:nan", text("check padded nan at a real position", b=b, t=t, hint=hint)))
     allowed = real[:, None, :] & real[:, :, None]
     if causal:
         allowed &= np.tril(np.ones(real.shape[1:] * 2, dtype=bool))
@@ -307,23 +278,20 @@ def _facts(real, causal, output, weights, reference) -> list[tuple[str, str]]:
     rows = real[:, :, None] & leaked & ~allowed
     if rows.any():
         b, t, s = (int(i) for i in np.argwhere(rows)[0])
-        what = "a padded key" if not real[b, s] else "a later position"
-        facts.append(("fact:forbidden", f"Real position {t} of sentence {b} gives weight {weights[b, t, s]:.3g} to "
-                                        f"position {s}, {what}; it must get exactly 0"))
+        what = text("check padded a padded key" if not real[b, s] else "check padded a later position")
+        facts.append(("fact:forbidden", text("check padded forbidden", t=t, b=b, weight=weights[b, t, s], s=s,
+                                             what=what)))
     padded = ~real & finite & ((np.abs(weights).sum(axis=2) > 1e-9) | (np.abs(output).sum(axis=2) > 1e-9))
     if padded.any():
         b, t = (int(i) for i in np.argwhere(padded)[0])
-        facts.append(("fact:padded", f"Padded position {t} of sentence {b} does not come out as zeros (its weights "
-                                     "and its output)"))
+        facts.append(("fact:padded", text("check padded not zeros", t=t, b=b)))
     sums = np.nan_to_num(weights, nan=0.0).sum(axis=2)[real]
     if len(sums) and not np.allclose(sums, 1.0, atol=1e-6):
-        facts.append(("fact:rows", "A real position's weights should sum to 1 over the keys it may look at; yours sum "
-                                   f"to {np.round(sums, 4).tolist()[:8]}"))
+        facts.append(("fact:rows", text("check padded rows", sums=np.round(sums, 4).tolist()[:8])))
     if _same(weights, reference[1]):
-        generic = "Your weights are right but your output is not weights @ v"
+        generic = text("check padded output differs")
     else:
         index = np.unravel_index(np.argmax(np.abs(np.nan_to_num(weights - reference[1], nan=np.inf))), weights.shape)
-        generic = (f"Your weights differ from the course's softmax(q k^T / sqrt(d) + M): at sentence {index[0]}, "
-                   f"query {index[1]}, key {index[2]} yours is {weights[index]:.4g}, the course's "
-                   f"{reference[1][index]:.4g}")
+        generic = text("check padded weights differ", b=index[0], t=index[1], s=index[2], yours=weights[index],
+                       reference=reference[1][index])
     return facts + [(GENERIC, generic)]
