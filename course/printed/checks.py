@@ -996,4 +996,162 @@ PRINTED: dict[str, dict[str, str]] = {
               "{s} yours is {yours:.4g}, the course's {reference:.4g}",
         "zh": "你的权重与课程的 softmax(q k^T / sqrt(d) + M) 不符：在第 {b} 个句子、查询 {t}、键 {s} 处，你的是 "
               "{yours:.4g}，课程的是 {reference:.4g}"},
+    # course.teaching.checks.bilm: the corpus perplexity (notebook 06)
+    "check ppl no end": {
+        "en": "leaves out the end of each sentence (its last log-probability, that of <eos>): the model predicts the "
+              "end like any word, and the course counts it, N = the words plus one <eos> per sentence",
+        "zh": "漏掉了每个句子的结尾（最后一个对数概率，即 <eos> 的）：模型像预测词一样预测句子的结尾，课程也把它算进"
+              "去，N = 词数加上每句一个 <eos>"},
+    "check ppl base 2": {
+        "en": "raises 2 to the mean negative log-probability, but the log-probabilities are natural logs: take exp "
+              "of it (2 ** H is right only when H is in bits, from log2 probabilities)",
+        "zh": "对平均负对数概率取了 2 的幂，但这些对数概率是自然对数：应对它取 exp（只有当 H 以比特为单位、来自 log2 "
+              "概率时，2 ** H 才对）"},
+    "check ppl base 10": {
+        "en": "raises 10 to the mean negative log-probability, but the log-probabilities are natural logs: take exp "
+              "of it",
+        "zh": "对平均负对数概率取了 10 的幂，但这些对数概率是自然对数：应对它取 exp"},
+    "check ppl bits": {
+        "en": "divides the mean by ln 2 (nats to bits) and then takes exp: base and unit must match, exp(H) with H "
+              "in nats or 2 ** H with H in bits",
+        "zh": "先把平均值除以 ln 2（奈特换成比特）再取 exp：底和单位必须对应，H 以奈特计就用 exp(H)，以比特计就用 2 "
+              "** H"},
+    "check ppl log10": {
+        "en": "divides the mean by ln 10 and then takes exp: base and unit must match, and the log-probabilities are "
+              "natural logs, so the perplexity is exp(H)",
+        "zh": "先把平均值除以 ln 10 再取 exp：底和单位必须对应，而这些对数概率是自然对数，所以困惑度是 exp(H)"},
+    "check ppl no exp": {
+        "en": "is the mean negative log-probability itself (the cross-entropy H, in nats): the perplexity is exp(H)",
+        "zh": "就是平均负对数概率本身（交叉熵 H，以奈特计）：困惑度是 exp(H)"},
+    "check ppl sign": {
+        "en": "has the sign flipped: exp(+mean log p) is 1 / perplexity, at most 1; the perplexity is exp(-(1/N) Σ "
+              "log p)",
+        "zh": "符号反了：exp(+mean log p) 是 1 / 困惑度，不超过 1；困惑度是 exp(-(1/N) Σ log p)"},
+    "check ppl per sentence": {
+        "en": "averages within each sentence first and then over the sentences, so a sentence of 2 predictions "
+              "weighs as much as one of 40; average over all N predictions of the corpus at once",
+        "zh": "先在每个句子内部取平均，再对句子取平均，于是只有 2 次预测的句子与有 40 次预测的句子权重相同；应对整个"
+              "语料的全部 N 次预测一次取平均"},
+    "check ppl mean of perplexities": {
+        "en": "is the mean of the sentences' perplexities; the corpus perplexity is exp of the mean negative "
+              "log-probability over all N predictions at once, not an average of perplexities",
+        "zh": "是各句困惑度的平均；语料的困惑度是全部 N 次预测的平均负对数概率的 exp，而不是困惑度的平均"},
+    "check ppl underflow": {
+        "en": "Your perplexity is {value} on {n} predictions whose log-probabilities add up to {total:.0f}: the "
+              "product of the probabilities (or exp of that sum) underflows to 0 in float64, which stops near "
+              "1e-308; stay in logs, exp(-(Σ log p) / N)",
+        "zh": "在 {n} 次预测上你的困惑度为 {value}，这些预测的对数概率之和为 {total:.0f}：概率的乘积（或这个和的 exp"
+              "）在 float64 中下溢为 0，float64 在 1e-308 附近就到头了；应始终在对数域中计算，即 exp(-(Σ log p) / N)"},
+    "check ppl not finite": {"en": "Your perplexity is {value}, expected {expected:.6g}",
+                             "zh": "你的困惑度为 {value}，应为 {expected:.6g}"},
+    "check ppl yours": {"en": "Your perplexity {parts} ({got})", "zh": "你的困惑度{parts}（{got}）"},
+    "check ppl at least 1": {"en": "A perplexity is at least 1, since no probability is above 1 ({got})",
+                             "zh": "困惑度至少为 1，因为没有哪个概率大于 1（{got}）"},
+    "check ppl differs": {
+        "en": "Your perplexity differs from exp(-(1/N) Σ log p) over all N predictions of all sentences ({got})",
+        "zh": "你的困惑度与在所有句子全部 N 次预测上的 exp(-(1/N) Σ log p) 不符（{got}）"},
+    "check ppl not a number": {"en": "The perplexity should be one number, got {got} ({error})",
+                               "zh": "困惑度应当是一个数，实际得到 {got}（{error}）"},
+    "check ppl not one number": {
+        "en": "The perplexity should be one number for the whole held-out set, got an array of shape {shape}",
+        "zh": "困惑度应当是整个留出集上的一个数，实际得到形状为 {shape} 的数组"},
+    "check ppl shapes": {"en": "a list of {n} arrays of {span} log-probabilities",
+                         "zh": "由 {n} 个数组组成的列表，每个数组有 {span} 个对数概率"},
+    "check ppl where": {"en": "{sentences}, N={n} predictions", "zh": "{sentences}，N={n} 次预测"},
+    "check ppl right": {
+        "en": "the perplexity matches exp(-(1/N) Σ log p) over all N predictions on {trials} random held-out sets "
+              "({sentences} sentences, N from {n}).",
+        "zh": "在 {trials} 个随机留出集上（{sentences} 个句子，N 取 {n}），困惑度都与全部 N 次预测上的 exp(-(1/N) Σ "
+              "log p) 一致。"},
+    "check ppl no sentences": {"en": "no sentences to measure the perplexity on", "zh": "没有可用来计算困惑度的句子"},
+    "check ppl model where": {"en": "{model} on {sentences}, N={n} predictions",
+                              "zh": "{model}，{sentences}，N={n} 次预测"},
+    "check ppl model right": {
+        "en": "your perplexity of the {sentences} ({n:,} predictions, <eos> included) is {reference:,.2f}, as the "
+              "model's own perplexity().",
+        "zh": "你算出的这 {sentences}的困惑度（{n:,} 次预测，含 <eos>）为 {reference:,.2f}，与模型自己的 "
+              "perplexity() 相同。"},
+    # the char-CNN and its highway layer (notebook 06)
+    "check cnn characters": {"en": "{low} to {high} characters", "zh": "{low} 到 {high} 个字符"},
+    "check cnn where": {"en": "N={words} of {characters}, C={positions}, c={c}, filter widths {widths}, D={features}",
+                        "zh": "N={words}，每词 {characters}，C={positions}，c={c}，卷积核宽度 {widths}，D={features}"},
+    "check cnn wrong axis": {
+        "en": "convolves along the wrong axis, the embedding's c numbers instead of the C positions: conv1d wants "
+              "(N, channels, length) = (N, c, C), so transpose the (N, C, c) embeddings first",
+        "zh": "沿错误的轴做了卷积，用的是嵌入的 c 个数而不是 C 个位置：conv1d 要求 (N, channels, length) = (N, c, C)"
+              "，所以要先把 (N, C, c) 的嵌入转置"},
+    "check cnn padding": {
+        "en": "lets the padding into the max-pool: a window that starts on padding sees only zeros and scores the "
+              "filter's bias b_i, which beats every window of a short word whenever b_i is larger; give the windows "
+              "that start on padding -inf before the max",
+        "zh": "让填充进入了最大池化：从填充处开始的窗口只看到零，得分就是卷积核的偏置 b_i，只要 b_i 更大，它就胜过短"
+              "词的所有窗口；应在取最大值之前，把从填充处开始的窗口设为 -inf"},
+    "check cnn inside": {
+        "en": "keeps only the windows that lie wholly inside the word; a window may start at any character of the "
+              "word and run past its end into zeros (pad the right end with w - 1 zero columns), so that a word "
+              "shorter than the filter still gets a feature",
+        "zh": "只保留了完全落在词内的窗口；窗口可以从词的任一字符开始，越过词尾伸进零里（在右端补 w - 1 列零），这样"
+              "比卷积核还短的词也能得到特征"},
+    "check cnn right end": {
+        "en": "has no zero columns at the right end, so a word that fills its row loses its last w - 1 windows: pad "
+              "the right end with w - 1 zeros before the convolution, so that every character starts a window",
+        "zh": "右端没有补零列，于是占满整行的词丢掉了最后 w - 1 个窗口：卷积之前应在右端补 w - 1 个零，让每个字符都开"
+              "始一个窗口"},
+    "check cnn mean": {
+        "en": "averages the scores over the positions; the char-CNN max-pools: each filter keeps its best match "
+              "anywhere in the word",
+        "zh": "对各位置的得分取了平均；字符 CNN 用的是最大池化：每个卷积核保留它在词中任意位置的最佳匹配"},
+    "check cnn pooling axis": {
+        "en": "max-pools over the wrong axis, the filters: the convolution gives (N, n_i, C), one score per filter "
+              "and window start, and the max runs over the last axis, the C window positions, leaving (N, n_i)",
+        "zh": "沿错误的轴（卷积核）做了最大池化：卷积给出 (N, n_i, C)，每个卷积核、每个窗口起点一个得分，最大值要沿最"
+              "后一维，即 C 个窗口位置取，得到 (N, n_i)"},
+    "check cnn gate": {
+        "en": "has the highway gate the wrong way round: g = σ(W_T x + b_T) is the share of the input x carried "
+              "through, y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H); yours gives g to the transformed part",
+        "zh": "高速公路层的门用反了：g = σ(W_T x + b_T) 是输入 x 直接通过的份额，y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + "
+              "b_H)；你的把 g 给了变换的部分"},
+    "check cnn layout": {
+        "en": "uses W_H and W_T transposed: they are stored as nn.Linear stores its weight, (out, in), so W x is x @ "
+              "W.T",
+        "zh": "把 W_H 和 W_T 转置着用了：它们按 nn.Linear 存权重的方式存放，即 (out, in)，所以 W x 是 x @ W.T"},
+    "check cnn transform relu": {"en": "has no ReLU in the highway's transformed part, ReLU(W_H x + b_H)",
+                                 "zh": "高速公路层的变换部分缺少 ReLU，应为 ReLU(W_H x + b_H)"},
+    "check cnn no highway": {
+        "en": "stops after the pooling: the highway layer y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H) is missing",
+        "zh": "池化之后就停了：缺少高速公路层 y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H)"},
+    "check cnn no relu": {"en": "has no ReLU after the max-pool: each feature is ReLU(max over the windows)",
+                          "zh": "最大池化之后缺少 ReLU：每个特征是 ReLU(各窗口上的最大值)"},
+    "check cnn yours": {"en": "Your function {parts}", "zh": "你的函数{parts}"},
+    "check cnn differs": {
+        "en": "Your features differ from TokenEncoder's char-CNN and highway layer on the same weights: {worst}",
+        "zh": "在相同的权重上，你的特征与 TokenEncoder 的字符 CNN 和高速公路层不符：{worst}"},
+    "check cnn shapes": {"en": "embedded {embedded}, mask {mask}, {filters} and highway weights {highway}",
+                         "zh": "embedded {embedded}，mask {mask}，{filters}，高速公路层权重 {highway}"},
+    "check cnn conv1d said": {"en": "Your function {wrong} (conv1d said: {said})",
+                              "zh": "你的函数{wrong}（conv1d 报告：{said}）"},
+    "check cnn kernel too large": {
+        "en": "Your function raised RuntimeError: {said}. A word here is shorter than a filter: pad the right end "
+              "with w - 1 zero columns before the convolution, so that every character starts a window",
+        "zh": "你的函数抛出了 RuntimeError：{said}。这里有一个词比卷积核还短：卷积之前应在右端补 w - 1 列零，让每个字"
+              "符都开始一个窗口"},
+    "check cnn axes": {
+        "en": "{failure}. Check the axes: conv1d wants (N, c, C), channels first; max-pool each filter's (N, n_i, C) "
+              "scores over the last axis, the window positions, to get (N, n_i), and put the widths' features side "
+              "by side, (N, D).",
+        "zh": "{failure}。请检查各个轴：conv1d 要求 (N, c, C)，通道在前；每个卷积核的 (N, n_i, C) 得分沿最后一维（窗"
+              "口位置）做最大池化，得到 (N, n_i)，再把各宽度的特征并排拼起来，得到 (N, D)。"},
+    "check cnn right": {
+        "en": "the pooled features and the highway layer match TokenEncoder's on {trials} random batches of words (N "
+              "from {words} words, C from {positions} positions, D from {features} features).",
+        "zh": "在 {trials} 个随机的词批次上（N 取 {words} 个词，C 取 {positions} 个位置，D 取 {features} 个特征），池"
+              "化后的特征和高速公路层都与 TokenEncoder 一致。"},
+    "check cnn no highway layer": {"en": "the encoder has no highway layer", "zh": "这个编码器没有高速公路层"},
+    "check cnn char ids": {"en": "char_ids should be (N, C) with a character in every row, got shape {shape}",
+                           "zh": "char_ids 应为 (N, C)，且每行至少有一个字符，实际形状为 {shape}"},
+    "check cnn model right": {
+        "en": "on {words} and the model's own char-CNN ({filters} filters) and first highway layer, your features "
+              "are those of its TokenEncoder.",
+        "zh": "在 {words}以及模型自己的字符 CNN（{filters} 个卷积核）和第一个高速公路层上，你的特征与它的 "
+              "TokenEncoder 相同。"},
 }

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     TORCH_ATOL,
@@ -74,26 +75,18 @@ def _log_prob_case(rng: np.random.Generator, lengths: Sequence[int]) -> list[np.
     return sentences
 
 
-_NATS = "the log-probabilities are natural logs"
-_TOKENS = [  # (key, which predictions of a sentence are counted, what is wrong)
+_TOKENS = [  # (key, which predictions of a sentence are counted, what is wrong: its key in the catalogue)
     ("", lambda sentence: sentence, None),
-    ("end", lambda sentence: sentence[:-1],
-     "leaves out the end of each sentence (its last log-probability, that of <eos>): the model predicts the end "
-     "like any word, and the course counts it, N = the words plus one <eos> per sentence"),
+    ("end", lambda sentence: sentence[:-1], "check ppl no end"),
 ]
 _TRANSFORMS = [  # (key, the perplexity as a function of the mean negative log-probability h, what is wrong)
     ("", np.exp, None),
-    ("base 2", lambda h: 2.0**h, f"raises 2 to the mean negative log-probability, but {_NATS}: take exp of it "
-                                 "(2 ** H is right only when H is in bits, from log2 probabilities)"),
-    ("base 10", lambda h: 10.0**h, f"raises 10 to the mean negative log-probability, but {_NATS}: take exp of it"),
-    ("bits", lambda h: np.exp(h / math.log(2)), "divides the mean by ln 2 (nats to bits) and then takes exp: base "
-                                                "and unit must match, exp(H) with H in nats or 2 ** H with H in bits"),
-    ("log10", lambda h: np.exp(h / math.log(10)), "divides the mean by ln 10 and then takes exp: base and unit "
-                                                    f"must match, and {_NATS}, so the perplexity is exp(H)"),
-    ("exp", lambda h: h, "is the mean negative log-probability itself (the cross-entropy H, in nats): the "
-                         "perplexity is exp(H)"),
-    ("sign", lambda h: np.exp(-h), "has the sign flipped: exp(+mean log p) is 1 / perplexity, at most 1; the "
-                                   "perplexity is exp(-(1/N) Σ log p)"),
+    ("base 2", lambda h: 2.0**h, "check ppl base 2"),
+    ("base 10", lambda h: 10.0**h, "check ppl base 10"),
+    ("bits", lambda h: np.exp(h / math.log(2)), "check ppl bits"),
+    ("log10", lambda h: np.exp(h / math.log(10)), "check ppl log10"),
+    ("exp", lambda h: h, "check ppl no exp"),
+    ("sign", lambda h: np.exp(-h), "check ppl sign"),
 ]
 
 
@@ -103,42 +96,35 @@ def _aggregations(sentences: list[np.ndarray], transform):
     everything = np.concatenate(sentences)
     return [
         ("", transform(-np.mean(everything)), None),
-        ("per sentence", transform(means.mean()),
-         "averages within each sentence first and then over the sentences, so a sentence of 2 predictions weighs "
-         "as much as one of 40; average over all N predictions of the corpus at once"),
-        ("perplexities", np.mean(transform(means)),
-         "is the mean of the sentences' perplexities; the corpus perplexity is exp of the mean negative "
-         "log-probability over all N predictions at once, not an average of perplexities"),
+        ("per sentence", transform(means.mean()), "check ppl per sentence"),
+        ("perplexities", np.mean(transform(means)), "check ppl mean of perplexities"),
     ]
 
 
 def _perplexity_findings(log_probs: list[np.ndarray], value: float, reference: float) -> list[tuple[str, str]]:
-    got = f"got {value:.6g}, expected {reference:.6g}"
+    got = text("check got expected", got=value, expected=reference)
     findings = []
     if not math.isfinite(value):
         total = math.fsum(float(v) for sentence in log_probs for v in sentence)
         if total < -700:  # exp(total) is below 1e-304: float64 runs out
-            findings.append(("fact:underflow",
-                             f"Your perplexity is {value} on {sum(map(len, log_probs))} predictions whose "
-                             f"log-probabilities add up to {total:.0f}: the product of the probabilities (or exp of "
-                             "that sum) underflows to 0 in float64, which stops near 1e-308; stay in logs, "
-                             "exp(-(Σ log p) / N)"))
-        return findings + [(GENERIC, f"Your perplexity is {value}, expected {reference:.6g}")]
+            findings.append(("fact:underflow", text("check ppl underflow", value=value,
+                                                    n=sum(map(len, log_probs)), total=total)))
+        return findings + [(GENERIC, text("check ppl not finite", value=value, expected=reference))]
     for token_key, counted, token_wrong in _TOKENS:
         sentences = [np.asarray(counted(sentence)) for sentence in log_probs]
         for transform_key, transform, transform_wrong in _TRANSFORMS:
             with np.errstate(over="ignore"):
                 aggregations = _aggregations(sentences, transform)
             for aggregation_key, candidate, aggregation_wrong in aggregations:
-                parts = [part for part in (token_wrong, aggregation_wrong, transform_wrong) if part]
+                parts = [text(part) for part in (token_wrong, aggregation_wrong, transform_wrong) if part]
                 if parts and np.isfinite(candidate) and _close(value, candidate):
                     key = "+".join(k for k in (token_key, aggregation_key, transform_key) if k)
-                    findings.append((key, "Your perplexity " + "; and it ".join(parts) + f" ({got})"))
+                    findings.append((key, text("check ppl yours", parts=text("check glove and it").join(parts),
+                                               got=got)))
     findings = _simplest_first(findings)
     if value < 1:
-        findings.append(("fact:at least 1", f"A perplexity is at least 1, since no probability is above 1 ({got})"))
-    return findings + [(GENERIC, f"Your perplexity differs from exp(-(1/N) Σ log p) over all N predictions of all "
-                                 f"sentences ({got})")]
+        findings.append(("fact:at least 1", text("check ppl at least 1", got=got)))
+    return findings + [(GENERIC, text("check ppl differs", got=got))]
 
 
 def _perplexity_value(result, where: str) -> float:
@@ -146,18 +132,16 @@ def _perplexity_value(result, where: str) -> float:
     try:
         array = np.asarray(result, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(f"The perplexity should be one number, got {_describe(result)} ({exc})",
-                                    where)) from None
+        raise CheckFailed(_sentence(text("check ppl not a number", got=_describe(result), error=exc), where)) from None
     if array.size != 1:
-        raise CheckFailed(_sentence(f"The perplexity should be one number for the whole held-out set, got an array "
-                                    f"of shape {array.shape}", where))
+        raise CheckFailed(_sentence(text("check ppl not one number", shape=array.shape), where))
     return float(array.reshape(()))
 
 
 def _perplexity_trial(function, log_probs: list[np.ndarray], reference: float, where: str, failures) -> None:
     copies = [sentence.copy() for sentence in log_probs]
-    result = _call(function, (copies,), shapes=f"a list of {len(log_probs)} arrays of "
-                                               f"{_span([len(s) for s in log_probs])} log-probabilities")
+    result = _call(function, (copies,), shapes=text("check ppl shapes", n=len(log_probs),
+                                                    span=_span([len(s) for s in log_probs])))
     value = _perplexity_value(result, where)
     if not (math.isfinite(value) and _close(value, reference)):
         failures.add(where, _perplexity_findings(log_probs, value, reference))
@@ -183,11 +167,11 @@ def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> 
     sizes = _sizes(trials, [(2,), (2, 5), (3, 2, 8)], draw)
     for lengths in sizes:
         log_probs = _log_prob_case(rng, lengths)
-        where = f"{_count(len(lengths), 'sentence')}, N={sum(lengths)} predictions"
+        where = text("check ppl where", sentences=_count(len(lengths), "sentence"), n=sum(lengths))
         _perplexity_trial(function, log_probs, _perplexity_reference(log_probs), where, failures)
     failures.raise_if_any()
-    _right(f"the perplexity matches exp(-(1/N) Σ log p) over all N predictions on {trials} random held-out sets "
-           f"({_span([len(s) for s in sizes])} sentences, N from {_span([sum(s) for s in sizes])}).")
+    _right(text("check ppl right", trials=trials, sentences=_span([len(s) for s in sizes]),
+                n=_span([sum(s) for s in sizes])))
 
 
 def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
@@ -207,14 +191,15 @@ def check_perplexity_on_model(function, model, sentences) -> None:
     _start(function, "perplexity", 0, 1)
     log_probs = kneser_ney_log_probs(model, sentences)
     if not log_probs:
-        raise ValueError("no sentences to measure the perplexity on")
+        raise ValueError(text("check ppl no sentences"))
     reference = float(model.perplexity(sentences))
     failures = _Failures()
-    where = f"{model!r} on {_count(len(log_probs), 'held-out sentence')}, N={sum(map(len, log_probs))} predictions"
+    where = text("check ppl model where", model=repr(model), sentences=_count(len(log_probs), "held-out sentence"),
+                 n=sum(map(len, log_probs)))
     _perplexity_trial(function, log_probs, reference, where, failures)
     failures.raise_if_any()
-    _right(f"your perplexity of the {_count(len(log_probs), 'sentence')} ({sum(map(len, log_probs)):,} predictions, "
-           f"<eos> included) is {reference:,.2f}, as the model's own perplexity().")
+    _right(text("check ppl model right", sentences=_count(len(log_probs), "sentence"), n=sum(map(len, log_probs)),
+                reference=reference))
 
 
 # --------------------------------------------------------------------- char-CNN and highway layer
@@ -259,9 +244,9 @@ class _Words:
         n, c_positions, c = self.shape
         widths = ", ".join(str(int(weight.shape[2])) for weight, _ in self.filters)
         low, high = int(self.lengths.min()), int(self.lengths.max())
-        characters = _count(low, "character") if low == high else f"{low} to {high} characters"
-        return (f"N={_count(n, 'word')} of {characters}, C={_count(c_positions, 'position')}, "
-                f"c={c}, filter widths {widths}, D={self.num_features}")
+        characters = _count(low, "character") if low == high else text("check cnn characters", low=low, high=high)
+        return text("check cnn where", words=_count(n, "word"), characters=characters,
+                    positions=_count(c_positions, "position"), c=c, widths=widths, features=self.num_features)
 
     def arguments(self) -> tuple:
         """What the student's function gets: float32 copies, and the mask."""
@@ -333,43 +318,25 @@ def _encoder_reference(words: _Words):
     return _reference_from_encoder(encoder, char_ids)
 
 
-_WRONG_AXIS = ("convolves along the wrong axis, the embedding's c numbers instead of the C positions: conv1d wants "
-               "(N, channels, length) = (N, c, C), so transpose the (N, C, c) embeddings first")
+_WRONG_AXIS = "check cnn wrong axis"  # each mistake's message: its key in the catalogue
 # The usual mistakes, each a switch of _pool: (key, switches, what is wrong with the pooled features)
 _POOLINGS = [
     ("", {}, None),
-    ("padding", {"windows": "all"},
-     "lets the padding into the max-pool: a window that starts on padding sees only zeros and scores the filter's "
-     "bias b_i, which beats every window of a short word whenever b_i is larger; give the windows that start on "
-     "padding -inf before the max"),
-    ("inside", {"windows": "inside"},
-     "keeps only the windows that lie wholly inside the word; a window may start at any character of the word and "
-     "run past its end into zeros (pad the right end with w - 1 zero columns), so that a word shorter than the "
-     "filter still gets a feature"),
-    ("right end", {"windows": "unpadded"},
-     "has no zero columns at the right end, so a word that fills its row loses its last w - 1 windows: pad the "
-     "right end with w - 1 zeros before the convolution, so that every character starts a window"),
-    ("mean", {"pool": "mean"},
-     "averages the scores over the positions; the char-CNN max-pools: each filter keeps its best match anywhere "
-     "in the word"),
-    ("axis", {"axis": "filters"},
-     "max-pools over the wrong axis, the filters: the convolution gives (N, n_i, C), one score per filter and "
-     "window start, and the max runs over the last axis, the C window positions, leaving (N, n_i)"),
+    ("padding", {"windows": "all"}, "check cnn padding"),
+    ("inside", {"windows": "inside"}, "check cnn inside"),
+    ("right end", {"windows": "unpadded"}, "check cnn right end"),
+    ("mean", {"pool": "mean"}, "check cnn mean"),
+    ("axis", {"axis": "filters"}, "check cnn pooling axis"),
     ("axis", {"transpose": True}, _WRONG_AXIS),
 ]
 _HIGHWAYS = [
     ("", {}, None),
-    ("gate", {"gate": "transform"},
-     "has the highway gate the wrong way round: g = σ(W_T x + b_T) is the share of the input x carried through, "
-     "y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H); yours gives g to the transformed part"),
-    ("layout", {"layout": "transposed"},
-     "uses W_H and W_T transposed: they are stored as nn.Linear stores its weight, (out, in), so W x is x @ W.T"),
-    ("transform relu", {"transform_relu": False},
-     "has no ReLU in the highway's transformed part, ReLU(W_H x + b_H)"),
-    ("no highway", {"highway": False},
-     "stops after the pooling: the highway layer y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H) is missing"),
+    ("gate", {"gate": "transform"}, "check cnn gate"),
+    ("layout", {"layout": "transposed"}, "check cnn layout"),
+    ("transform relu", {"transform_relu": False}, "check cnn transform relu"),
+    ("no highway", {"highway": False}, "check cnn no highway"),
 ]
-_NO_RELU = "has no ReLU after the max-pool: each feature is ReLU(max over the windows)"
+_NO_RELU = "check cnn no relu"
 
 
 def _scores(words: _Words, transpose: bool = False) -> list | None:
@@ -437,15 +404,14 @@ def _char_cnn_findings(words: _Words, value: np.ndarray, reference: np.ndarray) 
         if pooled is None:
             continue
         for highway_key, highway_switches, highway_wrong in _HIGHWAYS:
-            parts = [part for part in (pool_wrong, None if relu else _NO_RELU, highway_wrong) if part]
+            parts = [text(part) for part in (pool_wrong, None if relu else _NO_RELU, highway_wrong) if part]
             if not parts:
                 continue
             candidate = _highway(words, pooled, **highway_switches).numpy()
             if np.all(np.isfinite(candidate)) and _close(value, candidate, atol):
                 key = "+".join(k for k in (pool_key, "" if relu else "relu", highway_key) if k)
-                findings.append((key, "Your function " + "; and it ".join(parts)))
-    generic = f"Your features differ from TokenEncoder's char-CNN and highway layer on the same weights: " \
-              f"{_worst(value, reference)}"
+                findings.append((key, text("check cnn yours", parts=text("check glove and it").join(parts))))
+    generic = text("check cnn differs", worst=_worst(value, reference))
     return _simplest_first(findings) + [(GENERIC, generic)]
 
 
@@ -456,28 +422,25 @@ def _char_cnn_trial(function, words: _Words, reference, failures) -> None:
     n, positions, char_dim = words.shape
     d = words.num_features
     try:
-        result = _call(function, words.arguments(), shapes=f"embedded {(n, positions, char_dim)}, mask "
-                                                           f"{(n, positions)}, {_count(len(words.filters), 'filter')}"
-                                                           f" and highway weights {(d, d)}")
+        result = _call(function, words.arguments(), shapes=text("check cnn shapes", embedded=(n, positions, char_dim),
+                                                                mask=(n, positions),
+                                                                filters=_count(len(words.filters), "filter"),
+                                                                highway=(d, d)))
     except CheckFailed as failure:
         failures.raise_if_any()  # an earlier input showed what is wrong: that says more than the error
         cause = str(failure.__cause__)
         if positions != char_dim and f"to have {char_dim} channels, but got {positions} channels" in cause:
-            raise CheckFailed(_sentence(f"Your function {_WRONG_AXIS} (conv1d said: {cause.rstrip('.')})",
+            raise CheckFailed(_sentence(text("check cnn conv1d said", wrong=text(_WRONG_AXIS), said=cause.rstrip('.')),
                                         where)) from failure
         if "Kernel size can't be greater than actual input size" in cause:
-            raise CheckFailed(_sentence(f"Your function raised RuntimeError: {cause.rstrip('.')}. A word here is "
-                                        "shorter than a filter: pad the right end with w - 1 zero columns before "
-                                        "the convolution, so that every character starts a window", where)) \
+            raise CheckFailed(_sentence(text("check cnn kernel too large", said=cause.rstrip('.')), where)) \
                 from failure
         if type(failure.__cause__).__name__ in ("RuntimeError", "IndexError", "ValueError"):  # graded: a stand-in
-            raise CheckFailed(f"{str(failure)[:-1]}. Check the axes: conv1d wants (N, c, C), channels first; "
-                              "max-pool each filter's (N, n_i, C) scores over the last axis, the window positions, "
-                              "to get (N, n_i), and put the widths' features side by side, (N, D).") from failure
+            raise CheckFailed(text("check cnn axes", failure=str(failure)[:-1])) from failure
         raise
     if isinstance(result, torch.Tensor):
         result = result.detach().cpu().double()
-    value = _array(result, "The result", (n, d), "(N, D)", where)
+    value = _array(result, text("check the result"), (n, d), "(N, D)", where)
     reference = reference.numpy()
     if not _close(value, reference, TORCH_ATOL * max(1.0, float(np.abs(reference).max()))):
         failures.add(where, _char_cnn_findings(words, value, reference))
@@ -525,9 +488,9 @@ def _check_char_cnn_highway(function, seed: int | None, trials: int) -> None:
         words = _random_words(rng, lengths, positions, char_dim, filters)
         _char_cnn_trial(function, words, _encoder_reference(words), failures)
     failures.raise_if_any()
-    _right(f"the pooled features and the highway layer match TokenEncoder's on {trials} random batches of words "
-           f"(N from {_span([len(size[0]) for size in sizes])} words, C from {_span([size[1] for size in sizes])} "
-           f"positions, D from {_span([sum(n for _, n in size[3]) for size in sizes])} features).")
+    _right(text("check cnn right", trials=trials, words=_span([len(size[0]) for size in sizes]),
+                positions=_span([size[1] for size in sizes]), features=_span([sum(n for _, n in size[3])
+                                                                              for size in sizes])))
 
 
 @compares_with(
@@ -544,10 +507,10 @@ def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
 
     _start(function, "char_cnn_highway", 0, 1)
     if not len(encoder.highways):
-        raise ValueError("the encoder has no highway layer")
+        raise ValueError(text("check cnn no highway layer"))
     char_ids = torch.as_tensor(np.asarray(char_ids), dtype=torch.int64)
     if char_ids.ndim != 2 or not len(char_ids) or not bool((char_ids != 0).any(1).all()):
-        raise ValueError(f"char_ids should be (N, C) with a character in every row, got shape {tuple(char_ids.shape)}")
+        raise ValueError(text("check cnn char ids", shape=tuple(char_ids.shape)))
     encoder = copy.deepcopy(encoder).cpu().float()
     with torch.no_grad(), _one_thread():
         highway = encoder.highways[0]
@@ -559,6 +522,5 @@ def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
         failures = _Failures()
         _char_cnn_trial(function, words, reference, failures)
     failures.raise_if_any()
-    _right(f"on {_count(len(char_ids), 'real word')} and the model's own char-CNN ({words.num_features} filters) "
-           "and first highway layer, your features are those of its TokenEncoder.")
+    _right(text("check cnn model right", words=_count(len(char_ids), "real word"), filters=words.num_features))
 
