@@ -1154,4 +1154,168 @@ PRINTED: dict[str, dict[str, str]] = {
               "are those of its TokenEncoder.",
         "zh": "在 {words}以及模型自己的字符 CNN（{filters} 个卷积核）和第一个高速公路层上，你的特征与它的 "
               "TokenEncoder 相同。"},
+    # course.teaching.checks.gradients: the gradients against finite differences (notebooks 02 and 04)
+    "check gradients returns": {"en": "Your function should return a tuple ({names}) of {n} arrays, got {got}",
+                                "zh": "你的函数应当返回含 {n} 个数组的元组 ({names})，实际返回的是 {got}"},
+    "check gradients not the course's": {
+        "en": "{name} matches the central finite differences but not the course's {function}: the largest difference "
+              "is {difference:.3g}, in row {row}",
+        "zh": "{name} 与中心有限差分一致，却与课程的 {function} 不符：差异最大处在第 {row} 行，相差 {difference:.3g}"},
+    "check times once": {"en": "once", "zh": "1 次"},
+    "check times twice": {"en": "twice", "zh": "2 次"},
+    "check times": {"en": "{n} times", "zh": "{n} 次"},
+    "check sgns shapes": {"en": "inputs {tables}, outputs {tables}, center an int, context an int, noise {noise}",
+                          "zh": "inputs {tables}，outputs {tables}，center 和 context 为整数，noise {noise}"},
+    "check sgns right": {
+        "en": "both gradients match central differences of the loss and the course's gradients on {trials} random "
+              "inputs (V from {size}, d from {d}, k from {k}; {repeated} with a noise word drawn more than once, "
+              "{both} with the context word among the noise words).",
+        "zh": "在 {trials} 组随机输入上（V 取 {size}，d 取 {d}，k 取 {k}；其中 {repeated}有噪声词被抽到不止一次，"
+              "{both} 组的上下文词也在噪声词之中），两个梯度都与损失的中心差分以及课程的梯度一致。"},
+    "check sgns center noise": {
+        "en": "is missing the noise words' part: every noise term -log σ(-u_{draw}·v_c) depends on v_c too",
+        "zh": "缺少噪声词的部分：每个噪声项 -log σ(-u_{draw}·v_c) 也依赖于 v_c"},
+    "check sgns center true": {"en": "is missing the true context word's part, from -log σ(u_o·v_c)",
+                               "zh": "缺少真实上下文词的部分，即来自 -log σ(u_o·v_c) 的那一项"},
+    "check sgns center label": {
+        "en": "treats the noise words like the true word: the derivative of -log σ(-x) is σ(x), not σ(x) - 1",
+        "zh": "把噪声词当成了真实的上下文词：-log σ(-x) 的导数是 σ(x)，不是 σ(x) - 1"},
+    "check sgns center distinct": {
+        "en": "counts a noise word drawn several times only once: each draw is a term of the loss of its own",
+        "zh": "被抽到多次的噪声词只算了一次：每一次抽取都是损失中单独的一项"},
+    "check sgns center dropped": {
+        "en": "leaves out the noise draws equal to the context word: word2vec.c skips them, but the loss here, as "
+              "written, counts every draw",
+        "zh": "漏掉了与上下文词相同的噪声抽样：word2vec.c 会跳过它们，但这里写出的损失计入每一次抽取"},
+    "check sgns all signs": {
+        "en": "Both gradients have the wrong sign: they point uphill, the direction of gradient ascent; return d "
+              "loss / d table (the update subtracts it)",
+        "zh": "两个梯度的符号都反了：它们指向上坡，即梯度上升的方向；应返回 d loss / d table（更新时减去它）"},
+    "check sgns swapped": {
+        "en": "grad_inputs and grad_outputs are swapped: grad_inputs is d loss / d inputs, the table of input "
+              "vectors v_w, where only the centre word's row is non-zero",
+        "zh": "grad_inputs 与 grad_outputs 弄反了：grad_inputs 是 d loss / d inputs，即对输入向量表 v_w 的梯度，其中"
+              "只有中心词那一行非零"},
+    "check sgns the centre word's": {"en": "the centre word's", "zh": "中心词的行"},
+    "check sgns not the centre word": {"en": "a word that is not the centre word", "zh": "不是中心词的词"},
+    "check sgns the context word": {"en": "the context word", "zh": "上下文词"},
+    "check sgns drawn": {"en": "drawn {times} as a noise word", "zh": "作为噪声词被抽到 {times}"},
+    "check sgns neither": {"en": "a word that is neither the context word nor a noise word",
+                           "zh": "既不是上下文词也不是噪声词的词"},
+    "check sgns generic": {
+        "en": "{name} does not match the central finite differences of the loss: the largest difference is "
+              "{difference:.3g}, in row {row} ({role})",
+        "zh": "{name} 与损失的中心有限差分不符：差异最大处在第 {row} 行（{role}），相差 {difference:.3g}"},
+    "check sgns the context word's": {"en": "the context word's", "zh": "上下文词的行"},
+    "check sgns a noise word's": {"en": "a noise word's", "zh": "一个噪声词的行"},
+    "check sgns another word's": {"en": "another word's", "zh": "另一个词的行"},
+    "check sgns inputs row": {
+        "en": "grad_inputs has a non-zero row {row} ({where}): only v_c, the centre word's row {center} of the input "
+              "table, enters the loss, so every other row of grad_inputs is zero",
+        "zh": "grad_inputs 的第 {row} 行（{where}）不为零：只有 v_c，即输入表中中心词的第 {center} 行进入损失，所以 "
+              "grad_inputs 的其他行都是零"},
+    "check sgns inputs sign": {
+        "en": "grad_inputs has the wrong sign: it is -d loss / d v_c, the direction of gradient ascent; return the "
+              "gradient itself",
+        "zh": "grad_inputs 的符号反了：它是 -d loss / d v_c，即梯度上升的方向；应返回梯度本身"},
+    "check sgns in the centre row": {"en": "grad_inputs, in the centre word's row, {wrong}",
+                                     "zh": "grad_inputs 在中心词那一行{wrong}"},
+    "check sgns outputs sign": {
+        "en": "grad_outputs has the wrong sign: it is -d loss / d U, the direction of gradient ascent; return the "
+              "gradient itself",
+        "zh": "grad_outputs 的符号反了：它是 -d loss / d U，即梯度上升的方向；应返回梯度本身"},
+    "check sgns outputs true label": {
+        "en": "grad_outputs is off by v_c in the context word's row: the derivative of -log σ(x) is σ(x) - 1, not "
+              "σ(x)",
+        "zh": "grad_outputs 在上下文词那一行差了一个 v_c：-log σ(x) 的导数是 σ(x) - 1，不是 σ(x)"},
+    "check sgns outputs noise label": {
+        "en": "grad_outputs treats the noise words like the true word: the derivative of -log σ(-x) with respect to "
+              "x is σ(x), not σ(x) - 1",
+        "zh": "grad_outputs 把噪声词当成了真实的上下文词：-log σ(-x) 对 x 的导数是 σ(x)，不是 σ(x) - 1"},
+    "check sgns outputs stray row": {
+        "en": "grad_outputs has a non-zero row {row}, a word that is neither the context word {context} nor one of "
+              "the noise words {noise}: the loss does not depend on that row",
+        "zh": "grad_outputs 的第 {row} 行不为零，而这个词既不是上下文词 {context}，也不是噪声词 {noise} 之一：损失并"
+              "不依赖于这一行"},
+    "check sgns add each draw": {
+        "en": "add each draw's part, e.g. with np.add.at(grad_outputs, noise, ...) or a loop over the draws",
+        "zh": "应把每次抽取的部分都加上，例如用 np.add.at(grad_outputs, noise, ...)，或对各次抽取写一个循环"},
+    "check sgns repeat": {
+        "en": "Row {row} of grad_outputs holds the part of one draw, but word {row} was drawn {times} as a noise "
+              "word, and each draw is a term of the loss of its own: their gradients add up. numpy's "
+              "grad_outputs[noise] = ... and grad_outputs[noise] += ... write a repeated row once and keep one "
+              "value; {add}",
+        "zh": "grad_outputs 的第 {row} 行只有一次抽取的部分，但词 {row} 作为噪声词被抽到 {times}，每次抽取都是损失中"
+              "单独的一项：它们的梯度要相加。numpy 的 grad_outputs[noise] = ... 和 grad_outputs[noise] += ... 对重复"
+              "的行只写一次、只留一个值；{add}"},
+    "check sgns context kept": {
+        "en": "Row {row} of grad_outputs, the context word's, holds only the true word's part (σ(u_o·v_c) - 1) v_c, "
+              "but the context word was also drawn {times} as a noise word, and each draw adds σ(u_o·v_c) v_c: "
+              "either the context's part overwrote the noise part, or the draws equal to the context word were left "
+              "out (word2vec.c skips them; the loss here, as written, counts every draw); {add}",
+        "zh": "grad_outputs 的第 {row} 行（上下文词的行）只有真实词的部分 (σ(u_o·v_c) - 1) v_c，但上下文词也作为噪声"
+              "词被抽到 {times}，每次抽取都要加上 σ(u_o·v_c) v_c：要么上下文的部分覆盖了噪声的部分，要么漏掉了与上下"
+              "文词相同的抽样（word2vec.c 会跳过它们；这里写出的损失计入每一次抽取）；{add}"},
+    "check sgns context lost": {
+        "en": "Row {row} of grad_outputs, the context word's, is missing the true word's part (σ(u_o·v_c) - 1) v_c: "
+              "the context word was also drawn {times} as a noise word, and the noise part overwrote the context's, "
+              "where the two add up; write grad_outputs[context] += ... and add the noise parts, e.g. with "
+              "np.add.at(grad_outputs, noise, ...)",
+        "zh": "grad_outputs 的第 {row} 行（上下文词的行）缺少真实词的部分 (σ(u_o·v_c) - 1) v_c：上下文词也作为噪声词"
+              "被抽到 {times}，噪声的部分覆盖了上下文的部分，而两者本应相加；应写 grad_outputs[context] += ...，再把"
+              "噪声的部分加上，例如用 np.add.at(grad_outputs, noise, ...)"},
+    "check gg no weighting": {
+        "en": "the weighting f(x_n) is missing: each entry's squared error is multiplied by f(x_n), and so is its "
+              "gradient",
+        "zh": "缺少加权 f(x_n)：每个条目的平方误差都要乘以 f(x_n)，它的梯度也一样"},
+    "check gg uncapped": {
+        "en": "entries above x_max get the weight (x_n/x_max)^alpha, more than 1: f(x) = 1 from x_max on",
+        "zh": "大于 x_max 的条目得到的权重是 (x_n/x_max)^alpha，超过了 1：从 x_max 起 f(x) = 1"},
+    "check gg half": {
+        "en": "a factor 2 is missing: that is the gradient of J/2, glove.c's convention and the course's "
+              "glove_loss_and_gradients; the J here has no 1/2, and the derivative of e² is 2e",
+        "zh": "少了因子 2：这是 J/2 的梯度，即 glove.c 的约定，也是课程的 glove_loss_and_gradients 的做法；这里的 J "
+              "没有 1/2，而 e² 的导数是 2e"},
+    "check gg sign": {
+        "en": "the sign is wrong: with e = w_i·w~_k + b_i + b~_k - log x, d(e²)/dw_i = 2e w~_k; an error written the "
+              "other way round, log x - w_i·w~_k - ..., brings a factor -1 from the chain rule",
+        "zh": "符号反了：设 e = w_i·w~_k + b_i + b~_k - log x，则 d(e²)/dw_i = 2e w~_k；把误差反过来写成 log x - "
+              "w_i·w~_k - ...，链式法则就会带出一个因子 -1"},
+    "check gg sign and half": {"en": "the sign is wrong; and {half}", "zh": "符号反了；而且{half}"},
+    "check gg mean": {"en": "divided by the number of entries: J is a sum over the entries, not a mean",
+                      "zh": "除以了条目数：J 是对条目求和，不是求平均"},
+    "check gg overwrite": {
+        "en": "a word in several entries gets the gradient of one of them only: the entries' gradients add up. "
+              "numpy's grad[rows] = ... and grad[rows] += ... write a repeated row once and keep one value; add them "
+              "with np.add.at(grad, rows, ...), or np.bincount for the biases",
+        "zh": "出现在多个条目中的词只得到了其中一个条目的梯度：各条目的梯度要相加。numpy 的 grad[rows] = ... 和 "
+              "grad[rows] += ... 对重复的行只写一次、只留一个值；应用 np.add.at(grad, rows, ...) 累加，偏置可用 "
+              "np.bincount"},
+    "check gg partner": {
+        "en": "built from the parameter's own vector: the derivative of w_i·w~_k with respect to w_i is w~_k, and "
+              "with respect to w~_k it is w_i",
+        "zh": "用参数自己的向量构造了梯度：w_i·w~_k 对 w_i 的导数是 w~_k，对 w~_k 的导数是 w_i"},
+    "check gg log": {"en": "the error uses x_n where the loss has log x_n",
+                     "zh": "误差中用的是 x_n，而损失中是 log x_n"},
+    "check gg all four": {"en": "All four gradients", "zh": "四个梯度"},
+    "check gg subject": {"en": "{subject}: {what}", "zh": "{subject}：{what}"},
+    "check gg entry": {"en": "{n} entry", "zh": "{n} 个条目"},
+    "check gg entries": {"en": "{n} entries", "zh": "{n} 个条目"},
+    "check gg word i": {"en": "the word i of {entries}", "zh": "批次中 {entries}的词 i"},
+    "check gg context word k": {"en": "the context word k of {entries}", "zh": "批次中 {entries}的上下文词 k"},
+    "check gg generic": {
+        "en": "{name} does not match the central finite differences of J: the largest difference is "
+              "{difference:.3g}, in row {row} ({role} of the batch)",
+        "zh": "{name} 与 J 的中心有限差分不符：差异最大处在第 {row} 行（{role}），相差 {difference:.3g}"},
+    "check gg side i": {"en": "i (rows)", "zh": "i（rows）"},
+    "check gg side k": {"en": "k (cols)", "zh": "k（cols）"},
+    "check gg stray row": {
+        "en": "{name} has a non-zero row {row}, but no entry of the batch has word {row} as its {side}: J does not "
+              "depend on that row",
+        "zh": "{name} 的第 {row} 行不为零，但批次中没有哪个条目以词 {row} 作为它的 {side}：J 并不依赖于这一行"},
+    "check gg right": {
+        "en": "the four gradients match central differences of J and the course's gradients on {trials} random "
+              "batches (V from {size}, d from {d}, n from {n} entries; words in several entries, values above x_max).",
+        "zh": "在 {trials} 个随机批次上（V 取 {size}，d 取 {d}，n 取 {n} 个条目；有的词出现在多个条目中，也有大于 "
+              "x_max 的值），四个梯度都与 J 的中心差分以及课程的梯度一致。"},
 }

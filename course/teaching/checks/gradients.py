@@ -14,6 +14,7 @@ from itertools import product
 
 import numpy as np
 
+from ...edition import text
 from .common import (
     GENERIC,
     RTOL,
@@ -77,8 +78,8 @@ def _largest(value: np.ndarray, reference: np.ndarray) -> tuple[tuple[int, ...],
 
 def _tuple_of(result, names: tuple[str, ...], where: str) -> tuple:
     if not isinstance(result, tuple | list) or len(result) != len(names):
-        raise CheckFailed(_sentence(f"Your function should return a tuple ({', '.join(names)}) of {len(names)} "
-                                    f"arrays, got {_describe(result)}", where))
+        raise CheckFailed(_sentence(text("check gradients returns", names=", ".join(names), n=len(names),
+                                         got=_describe(result)), where))
     return tuple(result)
 
 
@@ -88,13 +89,13 @@ def _compare_with_course(grads, course, tolerance: float, names: tuple[str, ...]
     for grad, reference, name in zip(grads, course, names, strict=True):
         if not _agrees(grad, reference, tolerance):
             (row, *_), difference = _largest(grad, reference)
-            failures.add(where, [(GENERIC, f"{name} matches the central finite differences but not the course's "
-                                           f"{function}: the largest difference is {difference:.3g}, in row {row}")])
+            failures.add(where, [(GENERIC, text("check gradients not the course's", name=name, function=function,
+                                                difference=difference, row=row))])
             return
 
 
 def _times(number: int) -> str:
-    return {1: "once", 2: "twice"}.get(number, f"{number} times")
+    return text({1: "check times once", 2: "check times twice"}.get(number, "check times"), n=number)
 
 
 # ------------------------------------------------------------------- skip-gram with negative sampling
@@ -166,8 +167,7 @@ def check_negative_sampling_gradients(function, *, seed: int | None = None, tria
         both += context in noise
         where = f"V={size}, d={d}, center={center}, context={context}, noise={noise.tolist()}"
         result = _call(function, (inputs.copy(), outputs.copy(), center, context, noise.copy()),
-                       shapes=f"inputs {(size, d)}, outputs {(size, d)}, center an int, context an int, "
-                              f"noise {(k,)}")
+                       shapes=text("check sgns shapes", tables=(size, d), noise=(k,)))
         grads = _tuple_of(result, ("grad_inputs", "grad_outputs"), where)
         grads = (_array(grads[0], "grad_inputs", (size, d), "(V, d)", where),
                  _array(grads[1], "grad_outputs", (size, d), "(V, d)", where))
@@ -180,10 +180,9 @@ def check_negative_sampling_gradients(function, *, seed: int | None = None, tria
             _compare_with_course(grads, _sgns_package(inputs, outputs, center, context, noise), tolerance,
                                  ("grad_inputs", "grad_outputs"), "negative_sampling_loss", failures, where)
     failures.raise_if_any()
-    _right(f"both gradients match central differences of the loss and the course's gradients on {trials} random "
-           f"inputs (V from {_span([s for s, _, _ in sizes])}, d from {_span([d for _, d, _ in sizes])}, "
-           f"k from {_span([k for _, _, k in sizes])}; {_count(repeated, 'input')} with a noise word drawn more "
-           f"than once, {both} with the context word among the noise words).")
+    _right(text("check sgns right", trials=trials, size=_span([s for s, _, _ in sizes]),
+                d=_span([d for _, d, _ in sizes]), k=_span([k for _, _, k in sizes]),
+                repeated=_count(repeated, "input"), both=both))
 
 
 def _sgns_parts(inputs, outputs, center, context, noise):
@@ -200,16 +199,11 @@ def _sgns_center_variants(inputs, outputs, center, context, noise):
     distinct_part = _sigmoid(outputs[distinct] @ inputs[center]) @ outputs[distinct]
     kept = noise != context
     return [
-        ("center:noise", "is missing the noise words' part: every noise term -log σ(-u_{n_i}·v_c) depends on v_c "
-                         "too", true_part),
-        ("center:true", "is missing the true context word's part, from -log σ(u_o·v_c)", noise_part),
-        ("center:label", "treats the noise words like the true word: the derivative of -log σ(-x) is σ(x), "
-                         "not σ(x) - 1", true_part + (noise_errors - 1) @ outputs[noise]),
-        ("center:distinct", "counts a noise word drawn several times only once: each draw is a term of the loss "
-                            "of its own", true_part + distinct_part),
-        ("center:dropped", "leaves out the noise draws equal to the context word: word2vec.c skips them, but the "
-                           "loss here, as written, counts every draw",
-         true_part + noise_errors[kept] @ outputs[noise[kept]]),
+        ("center:noise", text("check sgns center noise", draw="{n_i}"), true_part),
+        ("center:true", text("check sgns center true"), noise_part),
+        ("center:label", text("check sgns center label"), true_part + (noise_errors - 1) @ outputs[noise]),
+        ("center:distinct", text("check sgns center distinct"), true_part + distinct_part),
+        ("center:dropped", text("check sgns center dropped"), true_part + noise_errors[kept] @ outputs[noise[kept]]),
     ]
 
 
@@ -218,11 +212,9 @@ def _sgns_findings(inputs, outputs, center, context, noise, grads, numeric, tole
     ref_inputs, ref_outputs = numeric
     findings = []
     if _agrees(grad_inputs, -ref_inputs, tolerance) and _agrees(grad_outputs, -ref_outputs, tolerance):
-        return [("sign:all", "Both gradients have the wrong sign: they point uphill, the direction of gradient ascent; "
-                             "return d loss / d table (the update subtracts it)")]
+        return [("sign:all", text("check sgns all signs"))]
     if _agrees(grad_inputs, ref_outputs, tolerance) and _agrees(grad_outputs, ref_inputs, tolerance):
-        return [("swap", "grad_inputs and grad_outputs are swapped: grad_inputs is d loss / d inputs, the table of "
-                         "input vectors v_w, where only the centre word's row is non-zero")]
+        return [("swap", text("check sgns swapped"))]
     if not _agrees(grad_inputs, ref_inputs, tolerance):
         findings += _sgns_input_findings(inputs, outputs, center, context, noise, grad_inputs, ref_inputs, tolerance)
     if not _agrees(grad_outputs, ref_outputs, tolerance):
@@ -237,18 +229,17 @@ def _sgns_findings(inputs, outputs, center, context, noise, grads, numeric, tole
 def _sgns_roles(name: str, center: int, context: int, noise: np.ndarray) -> Callable[[int], str]:
     def role(row: int) -> str:
         if name == "grad_inputs":
-            return "the centre word's" if row == center else "a word that is not the centre word"
+            return text("check sgns the centre word's" if row == center else "check sgns not the centre word")
         drawn = int((noise == row).sum())
-        parts = (["the context word"] if row == context else []) + ([f"drawn {_times(drawn)} as a noise word"]
-                                                                       if drawn else [])
-        return " and ".join(parts) if parts else "a word that is neither the context word nor a noise word"
+        parts = ([text("check sgns the context word")] if row == context else []) + (
+            [text("check sgns drawn", times=_times(drawn))] if drawn else [])
+        return text("check ppmi and").join(parts) if parts else text("check sgns neither")
     return role
 
 
 def _generic(name: str, value: np.ndarray, reference: np.ndarray, role: Callable[[int], str]) -> str:
     (row, *_), difference = _largest(value, reference)
-    return (f"{name} does not match the central finite differences of the loss: the largest difference is "
-            f"{difference:.3g}, in row {row} ({role(row)})")
+    return text("check sgns generic", name=name, difference=difference, row=row, role=role(row))
 
 
 def _sgns_input_findings(inputs, outputs, center, context, noise, grad_inputs, ref_inputs, tolerance):
@@ -256,17 +247,15 @@ def _sgns_input_findings(inputs, outputs, center, context, noise, grad_inputs, r
     others = np.delete(np.arange(len(inputs)), center)
     if np.abs(grad_inputs[others]).max(initial=0) > tolerance:
         row = int(others[np.argmax(np.abs(grad_inputs[others]).max(axis=1))])
-        where = "the context word's" if row == context else "a noise word's" if row in noise else "another word's"
-        findings.append(("inputs:row", f"grad_inputs has a non-zero row {row} ({where}): only v_c, the centre word's "
-                                       f"row {center} of the input table, enters the loss, so every other row of "
-                                       "grad_inputs is zero"))
+        where = text("check sgns the context word's" if row == context else
+                     "check sgns a noise word's" if row in noise else "check sgns another word's")
+        findings.append(("inputs:row", text("check sgns inputs row", row=row, where=where, center=center)))
     row = grad_inputs[center]
     if _agrees(row, -ref_inputs[center], tolerance):
-        findings.append(("sign:inputs", "grad_inputs has the wrong sign: it is -d loss / d v_c, the direction of "
-                                        "gradient ascent; return the gradient itself"))
+        findings.append(("sign:inputs", text("check sgns inputs sign")))
     for key, wrong, variant in _sgns_center_variants(inputs, outputs, center, context, noise):
         if _agrees(row, variant, tolerance) and not _agrees(variant, ref_inputs[center], tolerance):
-            findings.append((key, f"grad_inputs, in the centre word's row, {wrong}"))
+            findings.append((key, text("check sgns in the centre row", wrong=wrong)))
     return findings
 
 
@@ -274,25 +263,21 @@ def _sgns_output_findings(inputs, outputs, center, context, noise, grad_outputs,
     vector, true_error, noise_errors = _sgns_parts(inputs, outputs, center, context, noise)
     findings = []
     if _agrees(grad_outputs, -ref_outputs, tolerance):
-        findings.append(("sign:outputs", "grad_outputs has the wrong sign: it is -d loss / d U, the direction of "
-                                         "gradient ascent; return the gradient itself"))
+        findings.append(("sign:outputs", text("check sgns outputs sign")))
     labels = np.zeros_like(grad_outputs)  # the two label mix-ups: σ(s) for the true word, σ(s) - 1 for the noise
     labels[context] += (true_error + 1) * vector
     np.add.at(labels, noise, np.outer(noise_errors, vector))
     if _agrees(grad_outputs, labels, tolerance):
-        findings.append(("outputs:true-label", "grad_outputs is off by v_c in the context word's row: the derivative "
-                                               "of -log σ(x) is σ(x) - 1, not σ(x)"))
+        findings.append(("outputs:true-label", text("check sgns outputs true label")))
     labels = ref_outputs.copy()
     np.add.at(labels, noise, -np.outer(np.ones(len(noise)), vector))
     if _agrees(grad_outputs, labels, tolerance):
-        findings.append(("outputs:noise-label", "grad_outputs treats the noise words like the true word: the "
-                                                "derivative of -log σ(-x) with respect to x is σ(x), not σ(x) - 1"))
+        findings.append(("outputs:noise-label", text("check sgns outputs noise label")))
     touched = set(noise.tolist()) | {context}
     stray = [row for row in range(len(outputs)) if row not in touched and np.abs(grad_outputs[row]).max() > tolerance]
     if stray:
-        findings.append(("fact:outputs:row", f"grad_outputs has a non-zero row {stray[0]}, a word that is neither the "
-                                             f"context word {context} nor one of the noise words {noise.tolist()}: "
-                                             "the loss does not depend on that row"))
+        findings.append(("fact:outputs:row", text("check sgns outputs stray row", row=stray[0], context=context,
+                                                  noise=noise.tolist())))
     for row in sorted(touched):
         findings += _sgns_row_findings(row, context, noise, vector, true_error, noise_errors, grad_outputs[row],
                                        ref_outputs[row], tolerance)
@@ -306,30 +291,16 @@ def _sgns_row_findings(row, context, noise, vector, true_error, noise_errors, va
     drawn = int((noise == row).sum())
     one_draw = noise_errors[noise == row][0] * vector if drawn else np.zeros_like(vector)  # σ(u_w·v_c) v_c
     true_part = true_error * vector if row == context else np.zeros_like(vector)
-    add = "add each draw's part, e.g. with np.add.at(grad_outputs, noise, ...) or a loop over the draws"
+    add = text("check sgns add each draw")
     findings = []
     if drawn >= 2 and _agrees(value, true_part + one_draw, tolerance):
-        findings.append(("fact:repeat", f"Row {row} of grad_outputs holds the part of one draw, but word {row} was "
-                                        f"drawn {_times(drawn)} as a noise word, and each draw is a term of the loss "
-                                        "of its own: their gradients add up. numpy's grad_outputs[noise] = ... and "
-                                        "grad_outputs[noise] += ... write a repeated row once and keep one value; "
-                                        f"{add}"))
+        findings.append(("fact:repeat", text("check sgns repeat", row=row, times=_times(drawn), add=add)))
     if row == context and drawn:
         if _agrees(value, true_part, tolerance):
-            findings.append(("fact:context-kept", f"Row {row} of grad_outputs, the context word's, holds only the true "
-                                                  "word's part (σ(u_o·v_c) - 1) v_c, but the context word was also "
-                                                  f"drawn {_times(drawn)} as a noise word, and each draw adds "
-                                                  "σ(u_o·v_c) v_c: either the context's part overwrote the noise "
-                                                  "part, or the draws equal to the context word were left out "
-                                                  "(word2vec.c skips them; the loss here, as written, counts "
-                                                  f"every draw); {add}"))
+            findings.append(("fact:context-kept", text("check sgns context kept", row=row, times=_times(drawn),
+                                                       add=add)))
         if any(_agrees(value, times * one_draw, tolerance) for times in range(1, drawn + 1)):
-            findings.append(("fact:context-lost", f"Row {row} of grad_outputs, the context word's, is missing the "
-                                                  "true word's part (σ(u_o·v_c) - 1) v_c: the context word was also "
-                                                  f"drawn {_times(drawn)} as a noise word, and the noise part "
-                                                  "overwrote the context's, where the two add up; "
-                                                  "write grad_outputs[context] += ... and add the noise parts, e.g. "
-                                                  "with np.add.at(grad_outputs, noise, ...)"))
+            findings.append(("fact:context-lost", text("check sgns context lost", row=row, times=_times(drawn))))
     return findings
 
 
@@ -429,8 +400,9 @@ def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20
     for trial, (size, d, n) in enumerate(sizes):
         x_max, alpha, defaults = _glove_settings(rng, trial)
         tables, rows, cols, x = _glove_inputs(rng, trial, size, d, n, x_max)
-        where = f"V={size}, d={d}, n={n}, " + ("the default x_max and alpha" if defaults else
-                                                f"x_max={x_max:g}, alpha={alpha:g}")
+        size_part = f"V={size}, d={d}, n={n}"
+        where = text("check glove defaults", size=size_part) if defaults else \
+            f"{size_part}, x_max={x_max:g}, alpha={alpha:g}"
         kwargs = {} if defaults else {"x_max": x_max, "alpha": alpha}
         result = _call(function, (*(t.copy() for t in tables), rows.copy(), cols.copy(), x.copy()), kwargs,
                        shapes=f"word_vectors {(size, d)}, context_vectors {(size, d)}, word_biases {(size,)}, "
@@ -450,9 +422,8 @@ def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20
             _compare_with_course(grads, _glove_package(tables, rows, cols, x, x_max, alpha), tolerance, GLOVE_NAMES,
                                  "glove_loss", failures, where)
     failures.raise_if_any()
-    _right(f"the four gradients match central differences of J and the course's gradients on {trials} random "
-           f"batches (V from {_span([s for s, _, _ in sizes])}, d from {_span([d for _, d, _ in sizes])}, "
-           f"n from {_span([n for _, _, n in sizes])} entries; words in several entries, values above x_max).")
+    _right(text("check gg right", trials=trials, size=_span([s for s, _, _ in sizes]),
+                d=_span([d for _, d, _ in sizes]), n=_span([n for _, _, n in sizes])))
 
 
 def _glove_size(rng: np.random.Generator) -> tuple[int, int, int]:
@@ -464,34 +435,23 @@ def _glove_mistakes(x, x_max, alpha, defaults):
     """The ways of getting each ingredient wrong: ``(key, what is wrong, the ingredient)``, the right one first."""
     n = len(x)
     weights = [("", None, _glove_weighting(x, x_max, alpha)),
-               ("weight", "the weighting f(x_n) is missing: each entry's squared error is multiplied by f(x_n), and "
-                          "so is its gradient", np.ones(n)),
-               ("cap", "entries above x_max get the weight (x_n/x_max)^alpha, more than 1: f(x) = 1 from x_max on",
-                np.where(x > 0, (x / x_max) ** alpha, 0.0))]
+               ("weight", text("check gg no weighting"), np.ones(n)),
+               ("cap", text("check gg uncapped"), np.where(x > 0, (x / x_max) ** alpha, 0.0))]
     if defaults:
-        weights.append(("x_max", "the weighting uses x_max = 10 by default; the default is 100",
-                        _glove_weighting(x, 10.0, 0.75)))
+        weights.append(("x_max", text("check glove weighting default x_max"), _glove_weighting(x, 10.0, 0.75)))
     else:
-        weights.append(("x_max", "the weighting ignores the x_max and alpha arguments",
-                        _glove_weighting(x, 100.0, 0.75)))
-    half = ("a factor 2 is missing: that is the gradient of J/2, glove.c's convention and the course's "
-            "glove_loss_and_gradients; the J here has no 1/2, and the derivative of e² is 2e")
+        weights.append(("x_max", text("check glove weighting arguments ignored"), _glove_weighting(x, 100.0, 0.75)))
+    half = text("check gg half")
     scales = [("", None, 2.0), ("half", half, 1.0),
-              ("sign", "the sign is wrong: with e = w_i·w~_k + b_i + b~_k - log x, d(e²)/dw_i = 2e w~_k; an error "
-                       "written the other way round, log x - w_i·w~_k - ..., brings a factor -1 from the chain rule",
-               -2.0),
-              ("sign+half", f"the sign is wrong; and {half}", -1.0),
-              ("mean", "divided by the number of entries: J is a sum over the entries, not a mean", 2.0 / n)]
+              ("sign", text("check gg sign"), -2.0),
+              ("sign+half", text("check gg sign and half", half=half), -1.0),
+              ("mean", text("check gg mean"), 2.0 / n)]
     accumulations = [("", None, "sum"),
-                     ("overwrite", "a word in several entries gets the gradient of one of them only: the entries' "
-                                   "gradients add up. numpy's grad[rows] = ... and grad[rows] += ... write a repeated "
-                                   "row once and keep one value; add them with np.add.at(grad, rows, ...), or "
-                                   "np.bincount for the biases", "last"),
+                     ("overwrite", text("check gg overwrite"), "last"),
                      ("overwrite", None, "first")]
     partners = [("", None, True),
-                ("partner", "built from the parameter's own vector: the derivative of w_i·w~_k with respect to w_i is "
-                            "w~_k, and with respect to w~_k it is w_i", False)]
-    logs = [("", None, True), ("log", "the error uses x_n where the loss has log x_n", False)]
+                ("partner", text("check gg partner"), False)]
+    logs = [("", None, True), ("log", text("check gg log"), False)]
     return weights, scales, accumulations, partners, logs
 
 
@@ -521,20 +481,21 @@ def _glove_findings(tables, rows, cols, x, x_max, alpha, defaults, grads, numeri
                 break
     findings = []
     for keys, names in found.items():
-        subject = "All four gradients" if len(names) == 4 else " and ".join(names)
-        findings.append(("+".join(keys), f"{subject}: " + "; and ".join(messages[key] for key in keys)))
+        subject = text("check gg all four") if len(names) == 4 else text("check ppmi and").join(names)
+        findings.append(("+".join(keys), text("check gg subject", subject=subject,
+                                              what=text("check mix and").join(messages[key] for key in keys))))
         if len(keys) > 1:
-            findings += [(key, f"{subject}: {messages[key]}") for key in keys]
+            findings += [(key, text("check gg subject", subject=subject, what=messages[key])) for key in keys]
     stray = _glove_stray_rows(rows, cols, grads, tolerance)
     if stray:
         findings.append(("fact:row", stray))
     index = wrong[0] if wrong else 0
     (row, *_), difference = _largest(grads[index], numeric[index])
     entries = int(((rows if index in (0, 2) else cols) == row).sum())
-    role = f"the word i of {entries} entries" if index in (0, 2) else f"the context word k of {entries} entries"
-    return findings + [(GENERIC, f"{GLOVE_NAMES[index]} does not match the central finite differences of J: the "
-                                 f"largest difference is {difference:.3g}, in row {row} ({role} of the batch)"
-                                 .replace(" of 1 entries", " of 1 entry"))]
+    counted = text("check gg entry" if entries == 1 else "check gg entries", n=entries)
+    role = text("check gg word i" if index in (0, 2) else "check gg context word k", entries=counted)
+    return findings + [(GENERIC, text("check gg generic", name=GLOVE_NAMES[index], difference=difference, row=row,
+                                      role=role))]
 
 
 def _glove_stray_rows(rows, cols, grads, tolerance) -> str | None:
@@ -544,7 +505,6 @@ def _glove_stray_rows(rows, cols, grads, tolerance) -> str | None:
         grad = grads[index].reshape(len(grads[index]), -1)
         for row in range(len(grad)):
             if row not in used and np.abs(grad[row]).max() > tolerance:
-                side = "i (rows)" if index in (0, 2) else "k (cols)"
-                return (f"{name} has a non-zero row {row}, but no entry of the batch has word {row} as its {side}: "
-                        "J does not depend on that row")
+                side = text("check gg side i" if index in (0, 2) else "check gg side k")
+                return text("check gg stray row", name=name, row=row, side=side)
     return None
