@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from course.edition import CATALOGUE, text
-from course.printed import context_models, counting, static_models
+from course.printed import checks, context_models, counting, static_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 GROUPS = {"counting": (counting.PRINTED, ("00", "01")),
@@ -67,3 +67,32 @@ def test_the_catalogue_gives_each_edition_its_sentence():
     assert text("05 trained", "zh", **values) == "our CBOW          1,628 个词，  0.1 秒"
     assert text("10 classifiers", "en", n=3, seconds=41.6) == "3 classifiers in 42 s"
     assert text("10 classifiers", "zh", n=3, seconds=41.6) == "训练了 3 个分类器，用时 42 秒"
+
+
+# ------------------------------------------------------------------ what the graded checks say (course.printed.checks)
+
+CHECKS_SOURCE = "\n".join(path.read_text(encoding="utf-8") for path in
+                          sorted((Path(__file__).resolve().parents[1] / "course" / "teaching" / "checks").glob("*.py")))
+ENGLISH_RUN = re.compile(r"\b[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}\b")  # three English words in a row
+
+
+@pytest.mark.parametrize("key", sorted(checks.PRINTED))
+def test_each_check_message_takes_the_same_placeholders_in_both_editions_and_the_chinese_is_chinese(key):
+    entry = checks.PRINTED[key]
+    assert set(entry) == {"en", "zh"} and key.startswith("check "), key
+    assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+    assert CJK.search(entry["zh"]), f"{key}: the Chinese template holds no Chinese"
+    prose = re.sub(r"\{[^{}]*\}", "", entry["zh"]).replace("Mikolov et al", "")  # a citation is a name
+    assert not ENGLISH_RUN.search(prose), f"{key}: English words in the Chinese: {ENGLISH_RUN.findall(prose)}"
+    assert not CJK.search(entry["en"]), f"{key}: Chinese in the English template"
+
+
+def test_every_check_message_is_used_by_a_check_and_every_one_a_check_names_exists():
+    named = set(re.findall(r'"(check [^"{}]+)"', CHECKS_SOURCE))
+    assert named, "no catalogue key found in course/teaching/checks"
+    assert not named - set(checks.PRINTED), sorted(named - set(checks.PRINTED))
+    counted = {noun for noun in re.findall(r"""_count\([^,]+, ["']([a-z -]+)["']\)""", CHECKS_SOURCE)}
+    built = {f"check count {noun}" for noun in counted} | {f"check count {noun}s" for noun in counted} | \
+        {f"check padded {key}" for key in re.findall(r'"([a-z_:+]+)"', CHECKS_SOURCE)}  # _count and the padded mistakes
+    unused = [key for key in checks.PRINTED if key not in named and key not in built]
+    assert not unused, f"keys no check uses: {unused}"

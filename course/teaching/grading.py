@@ -367,7 +367,7 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
     sandbox.prctl(sandbox.PR_SET_CHILD_SUBREAPER, 1)
     before = sandbox.descendants()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_"))},
-           "COURSE_PROFILE": profile}
+           "COURSE_PROFILE": profile, "COURSE_EDITION": edition_of(notebook)}  # the checks speak the notebook's
     loaded: list[str] = []
     clock = Clock(timeout, notebook_timeout if notebook_timeout is not None else NOTEBOOK_TIMEOUTS * timeout)
     start = time.perf_counter()
