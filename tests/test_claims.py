@@ -503,3 +503,37 @@ def test_the_at_scale_column_measures_the_published_elmo_where_it_is_fetched(smo
     table = claims_markdown(list(rows.values()))
     assert "| verdict | at scale |" in table and "(ELMo small: " in table
     assert "大规模模型" in claims_markdown(list(rows.values()), "zh")
+
+
+def test_a_rows_cells_are_said_in_the_edition_it_is_shown_in_with_the_same_figures():
+    """A row is measured once (its JSON and the README in English) and shown in either edition: its measurement,
+    controls and a not-measured reason in Chinese in the Chinese table, with the same figures."""
+    import copy
+    import pickle
+    import re
+
+    from course.claims import claims_json, ulmfit_claims
+    from course.claims.row import said
+
+    rows = [sense_claim("wiki-en", 0.8, [0.6, 0.62], 0.5, 0.7, spread=0.05),
+            layer_claim("z", [0.8, 0.9, 0.85], [0.5, 0.6, 0.8]),
+            sense_claim("wiki-en", 0.8, [0.6], 0.5, None, missing="no skipgram-neg-wiki-en.txt"),
+            *ulmfit_claims([{"variant": variant, "labels": 100, "seed": seed, "error": error}
+                            for variant, error in (("ULMFiT (1+2+3)", 0.2), ("from scratch", 0.3))
+                            for seed in (1, 2)])[:2]]
+    chinese, english = format_claims(rows, "zh"), format_claims(rows, "en")
+    assert "对照    未训练（2 个随机种子的平均） 0.610（各随机种子：0.600-0.620）" in chinese
+    assert "最强的对照：上下文词袋" in chinese
+    assert "未测量：没有上下文词袋对照（no skipgram-neg-wiki-en.txt）" in chinese
+    assert "测试错误率，100 个标注：ULMFiT 0.200，from scratch 0.300" in chinese
+    assert "未测量：比较中没有 'stages 1+3' 的行" in chinese
+    assert "strongest: bag of context" in english and "not measured: no bag-of-context control" in english
+    figures = re.compile(r"[-+]?\d+(?:\.\d+)?")
+    for row in rows:
+        for cell in (row.measurement, row.controls, row.verdict):
+            assert sorted(figures.findall(said(cell, "zh"))) == sorted(figures.findall(said(cell, "en"))), cell
+            assert said(cell, "en") == cell  # the row itself holds the English
+    assert json.dumps(claims_json(rows), ensure_ascii=False).isascii()
+    again = pickle.loads(pickle.dumps(rows[0]))
+    assert said(again.controls, "zh") == said(rows[0].controls, "zh") == said(copy.deepcopy(rows[0]).controls, "zh")
+    assert "未训练" in claims_html(rows, "zh") and "| 未训练（2 个随机种子的平均） 0.610" in claims_markdown(rows, "zh")

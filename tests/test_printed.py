@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from course.edition import CATALOGUE, text
-from course.printed import checks, context_models, counting, static_models
+from course.printed import checks, claims, context_models, counting, static_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 GROUPS = {"counting": (counting.PRINTED, ("00", "01")),
@@ -96,3 +96,30 @@ def test_every_check_message_is_used_by_a_check_and_every_one_a_check_names_exis
         {f"check padded {key}" for key in re.findall(r'"([a-z_:+]+)"', CHECKS_SOURCE)}  # _count and the padded mistakes
     unused = [key for key in checks.PRINTED if key not in named and key not in built]
     assert not unused, f"keys no check uses: {unused}"
+
+
+# ------------------------------------------------------------------ the claims table's cells (course.printed.claims)
+
+CLAIMS_SOURCE = "\n".join(path.read_text(encoding="utf-8") for path in
+                          sorted((Path(__file__).resolve().parents[1] / "course" / "claims").glob("*.py")))
+
+
+@pytest.mark.parametrize("key", sorted(claims.PRINTED))
+def test_each_claims_cell_takes_the_same_placeholders_in_both_editions_and_the_chinese_is_chinese(key):
+    entry = claims.PRINTED[key]
+    assert set(entry) == {"en", "zh"} and key.startswith("claims "), key
+    assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+    words = re.sub(r"\{[^{}]*\}", "", entry["en"])
+    if re.search(r"[a-z]{2,}", words):  # a template of figures and punctuation alone may be the same in both
+        assert CJK.search(entry["zh"]), f"{key}: the Chinese template holds no Chinese"
+    prose = re.sub(r"\{[^{}]*\}", "", entry["zh"])
+    assert not ENGLISH_RUN.search(prose), f"{key}: English words in the Chinese: {ENGLISH_RUN.findall(prose)}"
+    assert not CJK.search(entry["en"]), f"{key}: Chinese in the English template"
+
+
+def test_every_claims_cell_is_used_by_the_claims_and_every_one_they_name_exists():
+    named = set(re.findall(r'"(claims [^"{}]+)"', CLAIMS_SOURCE))
+    built = {f"claims strongest {name}" for name in ("untrained", "static", "bag")}  # sense_claim's controls
+    assert not named - set(claims.PRINTED), sorted(named - set(claims.PRINTED))
+    unused = [key for key in claims.PRINTED if key not in named | built]
+    assert not unused, f"keys course.claims does not use: {unused}"

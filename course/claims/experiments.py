@@ -22,7 +22,9 @@ from .row import (
     TARGET_DOMAIN,
     TRANSFORMER_SPEED,
     Claim,
+    Phrase,
     _judge,
+    joined,
     not_measured,
 )
 from .scores import bootstrap_spread
@@ -59,20 +61,19 @@ def few_labels_claim(rows: Sequence[Mapping]) -> Claim:
     curve = _curve(rows)
     pretrained = [name for name in (*STATIC_INPUTS, "elmo") if name in curve]
     if "learned" not in curve or not pretrained:
-        return not_measured(FEW_LABELS, "09", "the learning curve has no learned input or no pretrained one")
+        return not_measured(FEW_LABELS, "09", Phrase("claims no learned or pretrained input"))
     counts = sorted(set(curve["learned"]).intersection(*(curve[name] for name in pretrained)))
     if len(counts) < 2:
-        return not_measured(FEW_LABELS, "09", "the learning curve needs at least two numbers of labels")
+        return not_measured(FEW_LABELS, "09", Phrase("claims two numbers of labels"))
     few, most = counts[0], counts[-1]
     gains = {name: (_paired(curve, name, "learned", few), _paired(curve, name, "learned", most)) for name in pretrained}
     margins = {name: float(a.mean() - b.mean()) for name, (a, b) in gains.items()}
     spread = max(_half_range(a) + _half_range(b) for a, b in gains.values())
     margin = min(margins.values())
-    shown = "; ".join(f"{name} {a.mean():+.3f} at {few:,} labels, {b.mean():+.3f} at {most:,}"
-                      for name, (a, b) in gains.items())
-    return Claim(FEW_LABELS, "09", f"F1 gain over learned embeddings: {shown}",
-                 f"learned embeddings, seeds {_seeds(curve)}, the same labelled sentences per seed",
-                 margin, spread, _judge(margin, spread))
+    shown = joined("claims semicolon", (Phrase("claims gain item", name=name, few_gain=a.mean(), few=few,
+                                               most_gain=b.mean(), most=most) for name, (a, b) in gains.items()))
+    return Claim(FEW_LABELS, "09", Phrase("claims few labels measurement", shown=shown),
+                 Phrase("claims few labels controls", seeds=_seeds(curve)), margin, spread, _judge(margin, spread))
 
 
 def _at_every_count(curve, better: str, worse) -> tuple[float, float, str]:
@@ -91,10 +92,11 @@ def contextual_claim(rows: Sequence[Mapping]) -> Claim:
     curve = _curve(rows)
     static = [name for name in STATIC_INPUTS if name in curve]
     if "elmo" not in curve or not static:
-        return not_measured(CONTEXTUAL, "09", "the learning curve has no ELMo input or no static one")
+        return not_measured(CONTEXTUAL, "09", Phrase("claims no elmo or static input"))
     margin, spread, shown = _at_every_count(curve, "elmo", static)
-    return Claim(CONTEXTUAL, "09", f"ELMo features minus the better of {' and '.join(static)}, F1 by labels: {shown}",
-                 f"{' and '.join(static)} vectors trained by the course on People's Daily, seeds {_seeds(curve)}",
+    return Claim(CONTEXTUAL, "09", Phrase("claims contextual measurement", static=joined("claims and", static),
+                                          shown=shown),
+                 Phrase("claims contextual controls", static=joined("claims and", static), seeds=_seeds(curve)),
                  margin, spread, _judge(margin, spread))
 
 
@@ -102,11 +104,10 @@ def fine_tuning_claim(rows: Sequence[Mapping]) -> Claim:
     """The biLM fine-tuned with the tagger against its frozen layers as features."""
     curve = _curve(rows)
     if "elmo" not in curve or "elmo-finetuned" not in curve:
-        return not_measured(FINE_TUNING, "09", "the learning curve has no fine-tuned or no feature-based ELMo input")
+        return not_measured(FINE_TUNING, "09", Phrase("claims no fine-tuned or feature input"))
     margin, spread, shown = _at_every_count(curve, "elmo-finetuned", "elmo")
-    return Claim(FINE_TUNING, "09", f"fine-tuned minus features, F1 by labels: {shown}",
-                 f"the same biLM frozen, with the same tagger and ScalarMix, seeds {_seeds(curve)}",
-                 margin, spread, _judge(margin, spread))
+    return Claim(FINE_TUNING, "09", Phrase("claims fine-tuning measurement", shown=shown),
+                 Phrase("claims fine-tuning controls", seeds=_seeds(curve)), margin, spread, _judge(margin, spread))
 
 
 def _seeds(curve) -> str:
@@ -122,22 +123,22 @@ def fine_tuning_gain_claim(ner_rows: Sequence[Mapping], bert_rows: Sequence[Mapp
     wanted = ("elmo", "elmo-finetuned", "bert", "bert-finetuned")
     missing = [name for name in wanted if name not in curve]
     if missing:
-        return not_measured(FINE_TUNING_GAIN, "11", f"no {', '.join(missing)} rows (notebooks 09 and 11 save them)")
+        return not_measured(FINE_TUNING_GAIN, "11", Phrase("claims no rows of", names=", ".join(missing)))
     counts = sorted(set.intersection(*(set(curve[name]) for name in wanted)))
     if not counts:
-        return not_measured(FINE_TUNING_GAIN, "11", "the biLM's and BERT's taggers never ran on the same labels")
+        return not_measured(FINE_TUNING_GAIN, "11", Phrase("claims never on the same labels"))
     labels = counts[0]
     seeds = sorted(set.intersection(*(set(curve[name][labels]) for name in wanted)))
     if not seeds:
-        return not_measured(FINE_TUNING_GAIN, "11", f"no seed ran every input at {labels:,} labels")
+        return not_measured(FINE_TUNING_GAIN, "11", Phrase("claims no seed ran every input", labels=labels))
     gain = {model: np.array([curve[f"{model}-finetuned"][labels][seed] - curve[model][labels][seed] for seed in seeds])
             for model in ("bert", "elmo")}
     difference = gain["bert"] - gain["elmo"]
     margin, spread = float(difference.mean()), _half_range(difference)
     return Claim(FINE_TUNING_GAIN, "11",
-                 f"BERT's entity F1, fine-tuned minus features, at {labels:,} labels: {gain['bert'].mean():+.3f}",
-                 f"the biLM's gain on the same labels and seeds ({', '.join(map(str, seeds))}): "
-                 f"{gain['elmo'].mean():+.3f}", margin, spread, _judge(margin, spread))
+                 Phrase("claims gain measurement", labels=labels, gain=gain["bert"].mean()),
+                 Phrase("claims gain controls", seeds=", ".join(map(str, seeds)), gain=gain["elmo"].mean()),
+                 margin, spread, _judge(margin, spread))
 
 
 def transfer_claims(rows: Sequence[Mapping]) -> list[Claim]:
@@ -147,35 +148,36 @@ def transfer_claims(rows: Sequence[Mapping]) -> list[Claim]:
 
 def _ulmfit_row(claim: str, curve, control: str, every_count: bool, controls: str) -> Claim:
     """ULMFiT against ``control``: the control's test error minus ULMFiT's, paired by seed, at the fewest
-    labels both ran (or at every count, margin the smallest)."""
+    labels both ran (or at every count, margin the smallest); ``controls`` the catalogue's key of what the
+    control is."""
     missing = [name for name in (ULMFIT, control) if name not in curve]
     if missing:
-        return not_measured(claim, "10", f"the comparison has no {' and no '.join(map(repr, missing))} rows")
+        return not_measured(claim, "10", Phrase("claims comparison lacks", missing=joined("claims and no",
+                                                                                           map(repr, missing))))
     counts = sorted(set(curve[ULMFIT]) & set(curve[control]))
     if not counts:
-        return not_measured(claim, "10", f"{ULMFIT!r} and {control!r} never ran on the same number of labels")
+        return not_measured(claim, "10", Phrase("claims never on the same number", ulmfit=repr(ULMFIT),
+                                                control=repr(control)))
     differences = {count: _paired(curve, ULMFIT, control, count) for count in (counts if every_count else counts[:1])}
     margin = min(float(d.mean()) for d in differences.values())
     spread = max(_half_range(d) for d in differences.values())
-    errors = "; ".join(f"{count:,} labels: ULMFiT {-np.mean(list(curve[ULMFIT][count].values())):.3f}, {control} "
-                       f"{-np.mean(list(curve[control][count].values())):.3f}" for count in differences)
-    return Claim(claim, "10", f"test error, {errors} (error lower by "
-                 f"{', '.join(f'{d.mean():+.3f}' for d in differences.values())})",
-                 f"{controls}, seeds {_seeds(curve)}, the same labelled reviews per seed", margin, spread,
+    errors = joined("claims semicolon", (Phrase("claims error item", count=count,
+                                                ulmfit=-np.mean(list(curve[ULMFIT][count].values())), control=control,
+                                                error=-np.mean(list(curve[control][count].values())))
+                                         for count in differences))
+    return Claim(claim, "10", Phrase("claims ulmfit measurement", errors=errors,
+                                     lower=", ".join(f"{d.mean():+.3f}" for d in differences.values())),
+                 Phrase("claims ulmfit controls", controls=Phrase(controls), seeds=_seeds(curve)), margin, spread,
                  _judge(margin, spread))
 
 
 def ulmfit_claims(rows: Sequence[Mapping]) -> list[Claim]:
     """The four rows of notebook 10 from its comparison's rows (``variant``, ``labels``, ``seed``, ``error``)."""
     curve = _curve(rows, name="variant", score="error", sign=-1.0)
-    return [_ulmfit_row(PRETRAINED_LM, curve, "from scratch", False,
-                        "the same network from random weights (rate 0.003, chosen on dev)"),
-            _ulmfit_row(TARGET_DOMAIN, curve, "stages 1+3", False,
-                        "the general LM fine-tuned as a classifier directly (no stage 2)"),
-            _ulmfit_row(LM_FINE_TUNING, curve, "ELMo features", True,
-                        "the fine-tuned biLM's three layers frozen, mixed by ScalarMix, under the same head"),
-            _ulmfit_row(BAG_OF_WORDS, curve, "bag of words", False,
-                        "logistic regression on word counts (scikit-learn)")]
+    return [_ulmfit_row(PRETRAINED_LM, curve, "from scratch", False, "claims ulmfit from scratch"),
+            _ulmfit_row(TARGET_DOMAIN, curve, "stages 1+3", False, "claims ulmfit no stage 2"),
+            _ulmfit_row(LM_FINE_TUNING, curve, "ELMo features", True, "claims ulmfit elmo features"),
+            _ulmfit_row(BAG_OF_WORDS, curve, "bag of words", False, "claims ulmfit bag of words")]
 
 
 def speed_claim(rows: Sequence[Mapping]) -> Claim:
@@ -197,20 +199,16 @@ def speed_claim(rows: Sequence[Mapping]) -> Claim:
 
     body, whole = ratios(False), ratios(True)
     if not body:
-        return not_measured(TRANSFORMER_SPEED, "11", "no timed steps of the two bodies on one thread")
+        return not_measured(TRANSFORMER_SPEED, "11", Phrase("claims no timed steps"))
     margin = min(float(np.median(r)) - 1 for r in body.values())
     spread = max(_half_range(r) for r in body.values())
 
     def shown(by_length: dict) -> str:
         return ", ".join(f"{np.median(r):.2f}x ({length})" for length, r in by_length.items())
 
-    whole_text = f"; whole LMs (adaptive against full softmax): {shown(whole)}" if whole else ""
-    return Claim(TRANSFORMER_SPEED, "11", f"Transformer / LSTM training tokens/s by words per sentence, bodies on "
-                 f"one CPU thread: {shown(body)}{whole_text}",
-                 "the cpu biLM (char-CNN, 2 projected LSTM layers each way) against a causal Transformer of about "
-                 "as many weights (d_model 192, 4 blocks), the same batches of equal-length sentences, median over "
-                 "repeats",
-                 margin, spread, _judge(margin, spread))
+    whole_text = Phrase("claims speed whole", shown=shown(whole)) if whole else ""
+    return Claim(TRANSFORMER_SPEED, "11", Phrase("claims speed measurement", shown=shown(body), whole=whole_text),
+                 Phrase("claims speed controls"), margin, spread, _judge(margin, spread))
 
 
 def both_sides_claim(rows: Sequence[Mapping], at: str = "correct_at_5") -> Claim:
@@ -220,17 +218,17 @@ def both_sides_claim(rows: Sequence[Mapping], at: str = "correct_at_5") -> Claim
         answers.setdefault(row["model"], {})[int(row["blank"])] = float(row[at])
     controls = [name for name in ("GPT", "CBOW") if name in answers]
     if "BERT" not in answers or not controls:
-        return not_measured(BOTH_SIDES, "11", "the blanks were not answered by BERT and by GPT or CBOW")
+        return not_measured(BOTH_SIDES, "11", Phrase("claims blanks not answered"))
     blanks = sorted(set(answers["BERT"]).intersection(*(answers[name] for name in controls)))
     accuracy = {name: float(np.mean([answers[name][b] for b in blanks])) for name in ("BERT", *controls)}
     strongest = max(controls, key=accuracy.get)
     differences = np.array([answers["BERT"][b] - answers[strongest][b] for b in blanks])
     margin = float(differences.mean())
     spread = bootstrap_spread(differences)
-    return Claim(BOTH_SIDES, "11", f"BERT's accuracy@5 on {len(blanks):,} blanked held-out words "
-                 f"{accuracy['BERT']:.3f}",
-                 ", ".join(f"{name} {accuracy[name]:.3f}" for name in controls) + f" (GPT: the left side only; "
-                 f"CBOW: a bag of 5 words each side); strongest: {strongest}", margin, spread, _judge(margin, spread))
+    return Claim(BOTH_SIDES, "11", Phrase("claims blanks measurement", blanks=len(blanks), accuracy=accuracy["BERT"]),
+                 Phrase("claims blanks controls", controls=joined("claims comma", (f"{name} {accuracy[name]:.3f}"
+                                                                                   for name in controls)),
+                        strongest=strongest), margin, spread, _judge(margin, spread))
 
 
 def transformer_claims(results: Mapping) -> list[Claim]:

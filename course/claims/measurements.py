@@ -22,13 +22,14 @@ from .row import (
     BAG_OF_WORDS,
     BOTH_SIDES,
     CONTEXTUAL,
+    FAILS,
     FEW_LABELS,
     FINE_TUNING,
     FINE_TUNING_GAIN,
+    HOLDS,
     LANGUAGE_MODEL,
     LAYERS,
     LM_FINE_TUNING,
-    NOT_MEASURED,
     POS_BASELINE,
     PRETRAINED_LM,
     SENSES,
@@ -37,6 +38,7 @@ from .row import (
     TRANSFORMER_SENSES,
     TRANSFORMER_SPEED,
     Claim,
+    Phrase,
     _by_layer,
     not_measured,
 )
@@ -148,11 +150,11 @@ def _transformer_sense_row(name: str, measured: dict, elmo_layers: np.ndarray | 
     """Claim 3's rule on a Transformer of notebook 11, with its layers beside the biLM's."""
     row = _sense_row("wiki-en", measured, probe_file, bag_source, missing)
     words = measured["words"]
-    pattern = f"; by layer {_by_layer([_word_mean(s, words) for s in measured['layers']])}"
-    if elmo_layers is not None:
-        pattern += f" (the biLM: {_by_layer([_word_mean(s, words) for s in elmo_layers])})"
+    bilm = "" if elmo_layers is None else Phrase("claims the bilm by layer", layers=_by_layer(
+        [_word_mean(s, words) for s in elmo_layers]))
     return replace(row, claim=f"{TRANSFORMER_SENSES} ({name}, wiki-en)", notebook="11",
-                   measurement=row.measurement + pattern)
+                   measurement=Phrase("claims by layer", measurement=row.measurement, bilm=bilm,
+                                      layers=_by_layer([_word_mean(s, words) for s in measured["layers"]])))
 
 
 def _sense_row(corpus_name: str, measured: dict, probe_file: Path, bag_source: str, missing: str) -> Claim:
@@ -166,8 +168,8 @@ def _sense_row(corpus_name: str, measured: dict, probe_file: Path, bag_source: s
     return sense_claim(corpus_name, _word_mean(top, words),
                        [_word_mean(scores, words) for scores in measured["untrained"]], _word_mean(layers[0], words),
                        _word_mean(measured["bag"], words) if measured["bag"] is not None else None, spread,
-                       test_set=f"{probe_file.name} test split, {len(set(words.tolist()))} words, "
-                                f"{len(words)} sentences; layer {len(layers) - 1}",
+                       test_set=Phrase("claims sense test set", file=probe_file.name, words=len(set(words.tolist())),
+                                       sentences=len(words), layer=len(layers) - 1),
                        bag_source=bag_source, missing=missing)
 
 
@@ -220,8 +222,7 @@ def _layer_rows(corpus_name: str, model, measured: dict | None, profile: str, sa
     baseline = pos_baseline_claim(corpus_name, pos_by_layer, float(mft.mean()),
                                   bootstrap_spread(_per_sentence(correct[pos_best].astype(float) - mft, sizes), sizes))
     if measured is None:
-        return [not_measured(f"{LAYERS} ({corpus_name})", "08", "no sense probe on the Chinese probe file's test "
-                                                                "split (see the sense claim's row)"), baseline]
+        return [not_measured(f"{LAYERS} ({corpus_name})", "08", Phrase("claims no chinese sense probe")), baseline]
     words, sense_layers = measured["words"], measured["layers"]
     sense_by_layer = [_word_mean(scores, words) for scores in sense_layers]
     sense_best, sense_next, _ = _peak(sense_by_layer)
@@ -256,10 +257,11 @@ def _bag_vectors(model, probes, language: str, skipgram, skipgram_path: Path, pr
         return skipgram, "skip-gram", ""
     if language == "zh":  # no build saves Chinese skip-gram vectors: the biLM's own layer 0 stands in
         vocabulary = sorted({token for probe in probes for token in probe.tokens})
-        return keyed_vectors(vocabulary, model.token_vectors(vocabulary)), "the biLM's layer-0 vectors", ""
+        return keyed_vectors(vocabulary, model.token_vectors(vocabulary)), Phrase("claims bilm layer-0 vectors"), ""
     if skipgram_path.is_file():
-        return None, "skip-gram", f"{_shown(skipgram_path)} cannot be read (cut short?): run notebook 02 again"
-    return None, "skip-gram", f"no {_shown(skipgram_path)}: {_remedy(profile)} (notebook 02 saves it)"
+        return None, "skip-gram", Phrase("claims unreadable skip-gram", path=_shown(skipgram_path))
+    return None, "skip-gram", Phrase("claims no skip-gram", path=_shown(skipgram_path),
+                                     smoke=" PROFILE=smoke" if profile == "smoke" else "")
 
 
 def _saved_vectors(path: Path):
@@ -325,7 +327,7 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         if skipgram is not None and probes is not None:
             figures = _skipgram_static(skipgram, probes)
             if figures is not None:
-                static[f"skip-gram ({corpus_name})"] = figures
+                static[Phrase("claims static skip-gram", corpus=corpus_name)] = figures
         own = None  # the build's biLM: the language model row compares it with counting on its own corpus
         try:
             given = given_file(corpus_name)  # a biLM of real size in its place, for the probes (COURSE_ELMO_EN/_ZH)
@@ -344,8 +346,7 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
                 language_rows.append(
                     _language_model_row(corpus_name, own, profile, say) if own is not None else
                     not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name],
-                                 f"no {_shown(path)}: the biLM {given} stands in for it, trained on other text "
-                                 f"than the bigram's, so there is no like-for-like comparison with counting"))
+                                 Phrase("claims given bilm", path=_shown(path), given=given)))
         except CourseError as exc:  # the corpus could not be read
             language_rows.append(not_measured(f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK[corpus_name], str(exc)))
         if not (wanted("07") or (wanted("08") and corpus_name == "peoples-daily-zh")
@@ -359,19 +360,22 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         bag, bag_source, missing = _bag_vectors(model, probes, language, skipgram, skipgram_path, profile)
         inputs[corpus_name] = (probe_file, probes, bag, bag_source, missing)
         result = measured[corpus_name] = _sense_measurement(model, probes, bag)
-        static[f"biLM layer 0 ({corpus_name})"] = {
+        static[Phrase("claims static bilm layer 0", corpus=corpus_name)] = {
             "knn_accuracy": _word_mean(result["layers"][0], result["words"]), "separation": result["separation"],
             "chance": _word_mean(result["chance"], result["words"])}
         sense_rows.append(_sense_row(corpus_name, result, probe_file, bag_source, missing))
     static_row = (static_vector_claim(static) if static else
-                  not_measured(STATIC, "07", "no biLM and no skip-gram vectors to probe (see the rows above)"))
+                  not_measured(STATIC, "07", Phrase("claims nothing to probe")))
     tagged = "peoples-daily-zh"
     try:
         if not wanted("08"):
             layer_rows = []
         elif tagged not in models:  # why: the language model row of that corpus says it
-            raise ModelFileError(next(row.verdict for row in language_rows
-                                      if row.claim.endswith(f"({tagged})")).split(": ", 1)[1])
+            why = next(row.verdict for row in language_rows if row.claim.endswith(f"({tagged})"))
+            reason = why.values["reason"] if isinstance(why, Phrase) and "reason" in why.values else \
+                why.split(": ", 1)[1]
+            layer_rows = [not_measured(f"{LAYERS} ({tagged})", "08", reason),
+                          not_measured(f"{POS_BASELINE} ({tagged})", "08", reason)]
         else:
             layer_rows = _layer_rows(tagged, models[tagged], measured[tagged], profile, say)
     except CourseError as exc:
@@ -399,16 +403,17 @@ def _at_scale(rows: list[Claim], english, device: str, say) -> list[Claim]:
     if not any(row.claim == claim for row in rows):
         return rows
     if elmo_at_scale_path() is None:
-        cell = f"{NOT_MEASURED}: run {fetch_hint('small')}"
+        cell = Phrase("claims not measured because", reason=Phrase("claims run", command=fetch_hint("small")))
     elif english is None:
-        cell = f"{NOT_MEASURED}: the English probe sentences or the course's biLM are missing (see its row)"
+        cell = Phrase("claims not measured because", reason=Phrase("claims no english probes or bilm"))
     else:
         probe_file, probes, bag, bag_source, missing = english
         name, model = elmo_at_scale(device=device)
         say(f"sense probes on the published ELMo {name} ...")
         row = _sense_row("wiki-en", _sense_measurement(model, probes, bag), probe_file, bag_source, missing)
-        margin = f"; margin {row.margin:+.3f}" if row.margin is not None else ""
-        cell = f"{row.verdict} (ELMo {name}: {row.measurement}{margin})"
+        margin = Phrase("claims margin part", margin=row.margin) if row.margin is not None else ""
+        verdict = Phrase(row.verdict) if row.verdict in (HOLDS, FAILS) else row.verdict
+        cell = Phrase("claims at scale cell", verdict=verdict, name=name, measurement=row.measurement, margin=margin)
     return [replace(row, at_scale=cell) if row.claim == claim else row for row in rows]
 
 

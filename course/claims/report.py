@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from ..edition import CATALOGUE, text
-from .row import FAILS, HOLDS, NOT_MEASURED, Claim
+from .row import FAILS, HOLDS, NOT_MEASURED, Claim, Phrase, said
 
 
 def _cells(row: Claim) -> tuple[str, str]:
@@ -28,8 +28,10 @@ def claim_text(name: str, edition: str | None = None) -> str:
 
 
 def verdict_text(verdict: str, edition: str | None = None) -> str:
-    """A verdict in ``edition``: ``holds``, ``does not hold here`` or ``not measured: <reason>`` (the
-    reason stays as measured)."""
+    """A verdict in ``edition``: ``holds``, ``does not hold here`` or ``not measured: <reason>`` (a reason or
+    figures the row holds as a :class:`~course.claims.row.Phrase` in the edition's words, others as measured)."""
+    if isinstance(verdict, Phrase):
+        return verdict.said(edition)
     if verdict.startswith(NOT_MEASURED):
         reason = verdict[len(NOT_MEASURED):].lstrip(": ")
         return text(NOT_MEASURED, edition) + (f": {reason}" if reason else "")
@@ -46,8 +48,8 @@ def format_claims(rows: Sequence[Claim], edition: str | None = None) -> str:
     for number, row in enumerate(rows, start=1):
         margin, spread = _cells(row)
         lines += [f"{number}. {claim_text(row.claim, edition)}  [{text('notebook', edition)} {row.notebook}]",
-                  f"   {text('measurement', edition)}   {row.measurement}",
-                  f"   {text('controls', edition)}    {row.controls}",
+                  f"   {text('measurement', edition)}   {said(row.measurement, edition)}",
+                  f"   {text('controls', edition)}    {said(row.controls, edition)}",
                   f"   {text('margin', edition)}     {margin}   {text('spread', edition)} {spread}",
                   f"   {text('verdict', edition)}    {verdict_text(row.verdict, edition)}",
                   f"   {text('at scale', edition)}   {verdict_text(row.at_scale, edition)}", ""]
@@ -65,7 +67,8 @@ def claims_markdown(rows: Sequence[Claim], edition: str | None = None) -> str:
     lines = ["| " + " | ".join(text(name, edition) for name in HEADER) + " |", "|---|---|---|---|---:|---:|---|---|"]
     for row in rows:
         lines.append("| " + " | ".join(cell(value) for value in (claim_text(row.claim, edition), row.notebook,
-                                                                   row.measurement, row.controls, *_cells(row),
+                                                                   said(row.measurement, edition),
+                                                                   said(row.controls, edition), *_cells(row),
                                                                    verdict_text(row.verdict, edition),
                                                                    verdict_text(row.at_scale, edition))) + " |")
     return "\n".join(lines)
@@ -78,8 +81,8 @@ def claims_html(rows: Sequence[Claim], edition: str | None = None) -> str:
     body = []
     for row in rows:
         margin, spread = _cells(row)
-        cells = [html.escape(value) for value in (claim_text(row.claim, edition), row.notebook, row.measurement,
-                                                  row.controls)]
+        cells = [html.escape(value) for value in (claim_text(row.claim, edition), row.notebook,
+                                                  said(row.measurement, edition), said(row.controls, edition))]
         body.append(f"<tr class='{row.verdict.split()[0].rstrip(':')}'>" + "".join(f"<td>{c}</td>" for c in cells)
                     + f"<td class='value'>{margin}</td><td class='value'>{spread}</td>"
                     f"<td>{html.escape(verdict_text(row.verdict, edition))}</td>"

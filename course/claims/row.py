@@ -2,12 +2,18 @@
 
 A verdict is ``holds`` (the condition is met and the margin is larger than the spread), ``does not hold here``
 or ``not measured: <reason>``; :func:`not_measured` makes the last kind of row.
+
+A row's figures (its measurement, controls and verdict) are English strings, as its JSON and the README give them;
+most are :class:`Phrase` objects, which also know their catalogue key and values (``course/printed/claims.py``),
+so that the table says them in either edition (:meth:`Phrase.said`) however they were measured.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from ..edition import text
 
 HOLDS = "holds"
 FAILS = "does not hold here"
@@ -63,11 +69,68 @@ class Claim:
 
 def not_measured(claim: str, notebook: str, reason: str) -> Claim:
     """A row for a claim that could not be measured, and why."""
-    return Claim(claim, notebook, "-", "-", None, None, f"{NOT_MEASURED}: {reason}")
+    return Claim(claim, notebook, "-", "-", None, None, Phrase("claims not measured because", reason=reason))
 
 
 def _judge(margin: float, spread: float | None, condition: bool = True) -> str:
     return HOLDS if condition and margin > (spread or 0.0) else FAILS
+
+
+class Phrase(str):
+    """A sentence of the claims table: the English one (the string itself), and the catalogue's ``key`` with the
+    ``values`` it was made from, so that :meth:`said` gives it in any edition. A value may be a phrase itself (or
+    :func:`joined` phrases); the rest are formatted as the template says."""
+
+    key: str
+    values: dict
+
+    def __new__(cls, key: str, **values) -> Phrase:
+        phrase = super().__new__(cls, text(key, "en", **values) if values else text(key, "en"))
+        phrase.key, phrase.values = key, values
+        return phrase
+
+    def said(self, edition: str | None = None) -> str:
+        """The sentence in ``edition`` (default the current one, :mod:`course.edition`)."""
+        values = {name: said(value, edition) for name, value in self.values.items()}
+        return text(self.key, edition, **values) if values else text(self.key, edition)
+
+    def __reduce__(self):
+        return _phrase, (self.key, self.values)
+
+    def __deepcopy__(self, memo) -> Phrase:  # immutable, as a str is
+        return self
+
+
+class _Joined(str):
+    """Phrases (or plain strings) joined by the catalogue's separator ``key``."""
+
+    def __new__(cls, key: str, items: Sequence) -> _Joined:
+        joined = super().__new__(cls, text(key, "en").join(items))
+        joined.key, joined.items = key, tuple(items)
+        return joined
+
+    def said(self, edition: str | None = None) -> str:
+        return text(self.key, edition).join(said(item, edition) for item in self.items)
+
+    def __reduce__(self):
+        return _Joined, (self.key, self.items)
+
+    def __deepcopy__(self, memo) -> _Joined:
+        return self
+
+
+def _phrase(key: str, values: dict) -> Phrase:
+    return Phrase(key, **values)
+
+
+def joined(key: str, items: Iterable) -> str:
+    """``items`` joined by the separator the catalogue's ``key`` gives in each edition (``"claims semicolon"``)."""
+    return _Joined(key, list(items))
+
+
+def said(value, edition: str | None = None):
+    """A cell of the table in ``edition``: a :class:`Phrase` (or joined phrases) said in it; anything else as it is."""
+    return value.said(edition) if isinstance(value, Phrase | _Joined) else value
 
 
 def _by_layer(values: Sequence[float]) -> str:

@@ -15,13 +15,14 @@ from .row import (
     HOLDS,
     LANGUAGE_MODEL,
     LAYERS,
-    NOT_MEASURED,
     POS_BASELINE,
     SENSES,
     STATIC,
     Claim,
+    Phrase,
     _by_layer,
     _judge,
+    joined,
 )
 
 DIRECTIONS = ("forward", "backward")
@@ -47,10 +48,10 @@ def language_model_claim(corpus_name: str, bilm_perplexities: Mapping[str, float
     ratios = " / ".join(f"{bilm[d] / bigram[d]:.2f}x" for d in DIRECTIONS)
     return Claim(
         f"{LANGUAGE_MODEL} ({corpus_name})", LM_NOTEBOOK.get(corpus_name, "06"),
-        f"biLM held-out perplexity {bilm['forward']:,.0f} / {bilm['backward']:,.0f} (forward / backward); "
-        f"{ratios} the bigram's (the course's target: at most {TARGET_RATIO}x)",
-        f"interpolated Kneser-Ney bigram {bigram['forward']:,.0f} / {bigram['backward']:,.0f}, trigram "
-        f"{trigram['forward']:,.0f} / {trigram['backward']:,.0f}, on the same split and vocabulary",
+        Phrase("claims lm measurement", forward=bilm["forward"], backward=bilm["backward"], ratios=ratios,
+               target=TARGET_RATIO),
+        Phrase("claims lm controls", bigram_forward=bigram["forward"], bigram_backward=bigram["backward"],
+               trigram_forward=trigram["forward"], trigram_backward=trigram["backward"]),
         margin, None, _judge(margin, None))
 
 
@@ -65,17 +66,16 @@ def static_vector_claim(static: Mapping[str, Mapping[str, float]]) -> Claim:
     if not static:
         raise ValueError("no static vectors measured")
     deviation = max(max(abs(v["knn_accuracy"] - v["chance"]), abs(v["separation"])) for v in static.values())
-    measurement = "; ".join(f"{name}: 1-NN {v['knn_accuracy']:.3f}, separation {v['separation']:+.3f}"
-                            for name, v in static.items())
+    measurement = joined("claims semicolon", (Phrase("claims static item", name=name, knn=v["knn_accuracy"],
+                                                     separation=v["separation"]) for name, v in static.items()))
     chances = " / ".join(f"{v['chance']:.3f}" for v in static.values())
-    return Claim(STATIC, "07", f"{measurement} (probe test split, mean over words)",
-                 f"chance 1-NN {chances} (every other occurrence equally near), separation 0; margin: the "
-                 f"largest deviation, held to {TOLERANCE:g}",
+    return Claim(STATIC, "07", Phrase("claims static measurement", items=measurement),
+                 Phrase("claims static controls", chances=chances, tolerance=TOLERANCE),
                  deviation, None, HOLDS if deviation <= TOLERANCE else FAILS)
 
 
 def sense_claim(corpus_name: str, top_layer: float, untrained: Sequence[float], static: float,
-                bag_of_context: float | None, spread: float | None = None, *, test_set: str = "probe test split",
+                bag_of_context: float | None, spread: float | None = None, *, test_set: str | None = None,
                 bag_source: str = "skip-gram", missing: str = "") -> Claim:
     """Claim 3: the top layer's sense 1-NN accuracy beats every control by more than the spread.
 
@@ -89,30 +89,37 @@ def sense_claim(corpus_name: str, top_layer: float, untrained: Sequence[float], 
         spread: the bootstrap spread of the top layer minus the strongest control
             (:func:`bootstrap_spread`); the spread used is the larger of it and the range of
             ``untrained`` over its seeds. With neither, the row is not measured.
-        test_set: what the figures were measured on, for the row's text.
+        test_set: what the figures were measured on, for the row's text (default: the probe test split).
         bag_source: whose static vectors made the bag of context.
     """
     untrained = [float(value) for value in untrained]
     if not untrained:
         raise ValueError("the untrained control needs at least one seed")
-    seeds = f"{len(untrained)} seed{'s' if len(untrained) > 1 else ''}"
-    controls = {f"untrained (mean of {seeds})": float(np.mean(untrained)), "static (layer 0)": float(static)}
+    seeds = Phrase("claims one seed" if len(untrained) == 1 else "claims seeds", n=len(untrained))
+    controls = {"untrained": (Phrase("claims untrained", seeds=seeds), float(np.mean(untrained))),
+                "static": (Phrase("claims static layer 0"), float(static))}
     if bag_of_context is not None:
-        controls[f"bag of context ({bag_source})"] = float(bag_of_context)
-    strongest = max(controls, key=controls.get)
-    margin = float(top_layer) - controls[strongest]
+        source = Phrase("claims skip-gram") if bag_source == "skip-gram" else bag_source
+        controls["bag"] = (Phrase("claims bag of context", source=source), float(bag_of_context))
+    strongest = max(controls, key=lambda name: controls[name][1])
+    margin = float(top_layer) - controls[strongest][1]
     seed_range = max(untrained) - min(untrained) if len(untrained) > 1 else None
     spreads = [value for value in (spread, seed_range) if value is not None]
-    range_text = f" (seeds: {min(untrained):.3f}-{max(untrained):.3f})" if seed_range is not None else ""
-    text = ", ".join(f"{name} {value:.3f}{range_text if name.startswith('untrained') else ''}"
-                     for name, value in controls.items())
+    range_text = Phrase("claims seeds range", low=min(untrained), high=max(untrained)) if seed_range is not None \
+        else ""
+    shown = joined("claims comma", (Phrase("claims control", name=name, value=value,
+                                           seeds=range_text if key == "untrained" else "")
+                                    for key, (name, value) in controls.items()))
     row = Claim(f"{SENSES} ({corpus_name})", "07",
-                f"top layer mean 1-NN sense accuracy {top_layer:.3f} ({test_set})",
-                f"{text}; strongest: {strongest.split(' (')[0]}", margin, max(spreads) if spreads else None)
+                Phrase("claims sense measurement", accuracy=top_layer,
+                       test_set=test_set if test_set is not None else Phrase("claims probe test split")),
+                Phrase("claims sense controls", controls=shown, strongest=Phrase(f"claims strongest {strongest}")),
+                margin, max(spreads) if spreads else None)
     if bag_of_context is None:
-        row.verdict = f"{NOT_MEASURED}: no bag-of-context control" + (f" ({missing})" if missing else "")
+        row.verdict = Phrase("claims no bag of context",
+                             missing=Phrase("claims in parentheses", what=missing) if missing else "")
     elif not spreads:
-        row.verdict = f"{NOT_MEASURED}: no spread (untrained control over several seeds, or a bootstrap)"
+        row.verdict = Phrase("claims no spread over seeds")
     else:
         row.verdict = _judge(margin, row.spread)
     return row
@@ -140,15 +147,14 @@ def layer_claim(corpus_name: str, pos_by_layer: Sequence[float], sense_by_layer:
     pos_peak, _, pos_margin = _peak(pos_by_layer)
     sense_peak, _, sense_margin = _peak(sense_by_layer)
     row = Claim(f"{LAYERS} ({corpus_name})", "08",
-                f"POS probe accuracy by layer {_by_layer(pos_by_layer)} (peak: layer {pos_peak}, "
-                f"{pos_margin:+.3f} over the next); sense 1-NN by layer {_by_layer(sense_by_layer)} "
-                f"(peak: layer {sense_peak}, {sense_margin:+.3f})",
-                "each probe's peak against its own next-best layer; spread: POS "
-                + (f"{pos_spread:.3f}" if pos_spread is not None else "-") + ", senses "
-                + (f"{sense_spread:.3f}" if sense_spread is not None else "-"))
+                Phrase("claims layers measurement", pos=_by_layer(pos_by_layer), pos_peak=pos_peak,
+                       pos_margin=pos_margin, senses=_by_layer(sense_by_layer), sense_peak=sense_peak,
+                       sense_margin=sense_margin),
+                Phrase("claims layers controls", pos=f"{pos_spread:.3f}" if pos_spread is not None else "-",
+                       senses=f"{sense_spread:.3f}" if sense_spread is not None else "-"))
     if pos_spread is None or sense_spread is None:
         row.margin = min(pos_margin, sense_margin)
-        row.verdict = f"{NOT_MEASURED}: no spread for each probe's peak (a bootstrap over its test sentences)"
+        row.verdict = Phrase("claims no spread for the peaks")
         return row
     # The peak that clears its spread by less is the one the verdict hangs on.
     row.margin, row.spread = min((pos_margin, pos_spread), (sense_margin, sense_spread), key=lambda p: p[0] - p[1])
@@ -168,8 +174,7 @@ def pos_baseline_claim(corpus_name: str, pos_by_layer: Sequence[float], most_fre
     best = int(np.argmax(pos_by_layer))
     margin = float(pos_by_layer[best]) - float(most_frequent_tag)
     row = Claim(f"{POS_BASELINE} ({corpus_name})", "08",
-                f"POS probe accuracy by layer {_by_layer(pos_by_layer)} (best: layer {best})",
-                f"most frequent tag of each word {most_frequent_tag:.3f}", margin, spread)
-    row.verdict = (_judge(margin, spread) if spread is not None
-                   else f"{NOT_MEASURED}: no spread (a bootstrap over the test sentences)")
+                Phrase("claims pos measurement", layers=_by_layer(pos_by_layer), best=best),
+                Phrase("claims pos controls", accuracy=most_frequent_tag), margin, spread)
+    row.verdict = _judge(margin, spread) if spread is not None else Phrase("claims no spread over sentences")
     return row
