@@ -633,8 +633,8 @@ def write_index(runs: list[NotebookRun], out: Path, profile: str, claims: list[C
         if run.error:
             parts.append(f"<p class='failed'>{text('failed', edition, why=html.escape(run.error))}</p>")
         if run.headlines:
-            rows = "".join(f"<tr><td>{html.escape(h['name'])}</td><td class='value'>{html.escape(h['text'])}</td></tr>"
-                           for h in run.headlines)
+            rows = "".join(f"<tr><td>{html.escape(h.get('label', h['name']))}</td>"
+                           f"<td class='value'>{html.escape(h['text'])}</td></tr>" for h in run.headlines)
             parts.append(f"<table>{rows}</table>")
         if run.figures:
             images = "".join(f"<a href='{link(f)}'><img src='{link(f)}' alt='{text('figure', edition, n=i + 1)}'></a>"
