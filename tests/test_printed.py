@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from course.edition import CATALOGUE, text
-from course.printed import checks, claims, context_models, counting, static_models
+from course.printed import checks, claims, context_models, counting, headlines, static_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 GROUPS = {"counting": (counting.PRINTED, ("00", "01")),
@@ -123,3 +123,58 @@ def test_every_claims_cell_is_used_by_the_claims_and_every_one_they_name_exists(
     assert not named - set(claims.PRINTED), sorted(named - set(claims.PRINTED))
     unused = [key for key in claims.PRINTED if key not in named | built]
     assert not unused, f"keys course.claims does not use: {unused}"
+
+
+# ------------------------------------------------------------ the names of the headline numbers (course.printed.headlines)
+
+NAMED = re.compile(r"""\bheadline\(\s*(f?)(["'])(.+?)\2""")  # a code cell's course.headline("...", ...)
+
+
+@pytest.mark.parametrize("key", sorted(headlines.PRINTED))
+def test_each_headline_name_is_keyed_by_its_english_and_takes_the_same_parts_in_chinese(key):
+    entry = headlines.PRINTED[key]
+    assert set(entry) == {"en", "zh"} and key.startswith("headline "), key
+    assert key == f"headline {entry['en']}" or key.startswith(("headline unit ", "headline shown ")), key
+    assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+    assert all(spec == "" and conversion == "" for _, conversion, spec in placeholders(entry["en"])), key
+    assert CJK.search(entry["zh"]), f"{key}: the Chinese holds no Chinese"
+    assert not ENGLISH_RUN.search(re.sub(r"\{[^{}]*\}", "", entry["zh"])), key
+
+
+@pytest.mark.parametrize("edition", ["", "zh"])
+def test_every_headline_a_notebook_shows_has_a_chinese_name(edition):
+    from course.teaching.report import headline_name
+
+    named = NAMED.findall(code_of([f"{n:02d}" for n in range(100)], edition))
+    assert len(named) > 40, "the notebooks' headlines were not found"
+    for f_string, _, name in named:
+        shown = re.sub(r"\{[^{}]*\}", "X", name) if f_string else name  # what the code fills in, as X
+        chinese = headline_name(shown, "zh")
+        assert chinese != shown and CJK.search(chinese), f"no Chinese name for the headline {name!r}"
+        assert headline_name(shown, "en") == shown
+        assert chinese.count("X") == shown.count("X") - name.count("X"), (name, chinese)
+
+
+def test_a_headline_shows_its_chinese_name_and_unit_and_keeps_its_english_key(monkeypatch):
+    import IPython.display
+
+    from course.edition import use_edition
+    from course.teaching.report import HEADLINE_MIME, headline
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+    use_edition("zh")
+    try:
+        headline("Training time, our skip-gram", 12.5, "s")
+        headline("Zipf slope, wiki-en", -1.05)
+        headline("Something else", 3, "%")
+    finally:
+        use_edition("en")
+    headline("Training time, our skip-gram", 12.5, "s")
+    assert shown[0]["text/plain"] == "训练时间，我们的跳字模型：12.5 秒"
+    assert shown[0]["text/markdown"] == "**训练时间，我们的跳字模型：** 12.5 秒"
+    assert shown[0][HEADLINE_MIME] == {"name": "Training time, our skip-gram", "label": "训练时间，我们的跳字模型",
+                                       "value": 12.5, "text": "12.5 秒"}
+    assert shown[1]["text/plain"] == "齐普夫斜率，wiki-en：-1.05"
+    assert shown[2]["text/plain"] == "Something else：3 %"  # a name the catalogue lacks stays as it is
+    assert shown[3]["text/plain"] == "Training time, our skip-gram: 12.5 s"
