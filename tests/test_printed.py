@@ -125,7 +125,7 @@ def test_every_claims_cell_is_used_by_the_claims_and_every_one_they_name_exists(
     assert not unused, f"keys course.claims does not use: {unused}"
 
 
-# ------------------------------------------------------------ the names of the headline numbers (course.printed.headlines)
+# ------------------------------------------------------ the names of the headline numbers (course.printed.headlines)
 
 NAMED = re.compile(r"""\bheadline\(\s*(f?)(["'])(.+?)\2""")  # a code cell's course.headline("...", ...)
 
