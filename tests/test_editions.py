@@ -268,7 +268,7 @@ def test_a_chinese_build_runs_the_chinese_notebooks_into_build_zh(tmp_path, monk
     (run,) = runs
     assert run.error is None and [(h["name"], h["text"]) for h in run.headlines] == [("Edition", "zh")]
     index = (tmp_path / "build" / "zh" / "index.html").read_text(encoding="utf-8")
-    assert "<html lang='zh'>" in index and "动手学词向量" in index and "一个小小的示例笔记本" in index
+    assert "<html lang='zh-Hans'>" in index and "动手学词向量" in index and "一个小小的示例笔记本" in index
     assert index.index("论断：在这里成立吗？") < index.index("教师须知") and "无法测量这些论断" in index
     assert "加倍" in run.ideas[0]
     assert 'src="../../static/mathjax/MathJax.js' in run.html.read_text(encoding="utf-8")  # one copy for both editions
