@@ -24,7 +24,6 @@ import shutil
 import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import quote
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -140,11 +139,6 @@ def static_folder(out: Path) -> Path:
     return root / "static" if out == root or root in out.parents else out / "static"
 
 
-def relative_url(path: Path, page: Path) -> str:
-    """The URL of ``path`` relative to the folder of ``page`` (both on the file system)."""
-    return quote(Path(os.path.relpath(Path(path).absolute(), Path(page).absolute().parent)).as_posix())
-
-
 def render_page(notebook, page: Path, static: Path, edition: str = "en") -> str:
     """The HTML of an executed notebook that will be saved as ``page``, with MathJax from ``static/mathjax/``
     (copied there if it is not yet) and its widgets drawn in their final state; nothing is fetched from the
@@ -155,7 +149,7 @@ def render_page(notebook, page: Path, static: Path, edition: str = "en") -> str:
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 
-    from .site import with_site
+    from .site import relative_url, with_site
 
     mathjax = copy_mathjax(static) / "MathJax.js"
     exporter = HTMLExporter(template_name="lab", template_file="course_offline.html.j2",

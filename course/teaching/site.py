@@ -27,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 from ..paths import atomic_path
-from .pages import relative_url
 
 SITE_FILES = Path(__file__).parent / "site_files"
 ASSETS = ("site.css", "site.js")
@@ -45,6 +46,12 @@ FONT_SOURCE = "NotoSansCJKsc-Regular.otf"  # in mplfonts/fonts/
 CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0002fa1f]")
 EDITION_PAGES = {"en": Path("notebooks"), "zh": Path("zh") / "notebooks"}
 EDITION_INDEX = {"en": Path("index.html"), "zh": Path("zh") / "index.html"}
+
+
+
+def relative_url(path: Path, page: Path) -> str:
+    """The URL of ``path`` relative to the folder of ``page`` (both on the file system)."""
+    return quote(Path(os.path.relpath(Path(path).absolute(), Path(page).absolute().parent)).as_posix())
 
 
 def site_root(static: Path) -> Path:
