@@ -270,7 +270,7 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         os.close(handle)
     try:
         yield temporary
-        os.chmod(temporary, 0o666 & ~_umask())
+        os.chmod(temporary, 0o666 & ~process_umask())
         try:
             os.replace(temporary, target)
         except OSError as exc:
@@ -357,7 +357,7 @@ def _remove_stale_parts(target: Path, suffix: str) -> None:
             os.close(handle)
 
 
-def _umask() -> int:
+def process_umask() -> int:
     """The process's umask, read without changing it where the system tells it (Linux)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import NotebookFileError, OutputFileError
-from ..paths import build_dir
+from ..paths import build_dir, process_umask
 from .assignments import find_assignments, notebook_paths, read_notebook
 from .editions import edition_folder
 
@@ -74,7 +74,7 @@ def init_course(folder: str | Path, notebooks: str | Path | None = None, only: s
         (staging / "nbgrader_config.py").write_text(CONFIG.format(
             assignments=[{"name": name} for name in names], timeout=CELL_TIMEOUT, profile=profile,
             build=str(build_dir().resolve()), edition=edition), encoding="utf-8")
-        os.chmod(staging, 0o777 & ~_umask())
+        os.chmod(staging, 0o777 & ~process_umask())
         if folder.exists():
             folder.rmdir()
         staging.rename(folder)
@@ -82,9 +82,3 @@ def init_course(folder: str | Path, notebooks: str | Path | None = None, only: s
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return names
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
