@@ -161,23 +161,23 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "occurrence map untrained": {"en": "{model} untrained, layer {layer}", "zh": "未训练的 {model}，第 {layer} 层"},
     "occurrence map colours": {"en": "word · sense", "zh": "词 · 词义"},
     "occurrence maps title": {"en": "{corpus}: the {n} dev occurrences of the probe words",
-                              "zh": "{corpus}：探针词在验证集句子中的 {n} 次出现"},
+                              "zh": "{corpus}：探针词在验证集句子中的 {n} 个词元"},
     "occurrence map vectors": {"en": "map", "zh": "图"},
-    "occurrence nearest word": {"en": "nearest other occurrence: same word", "zh": "最近的另一次出现：同一个词"},
+    "occurrence nearest word": {"en": "nearest other occurrence: same word", "zh": "最近的另一个词元：同一个词"},
     "occurrence nearest sense": {"en": "same word and sense", "zh": "同一个词、同一词义"},
     "occurrence maps layers": {
         "en": "In layer {top} the nearest other occurrence is one of the same word for {layer_word:.0%} of the {n} "
               "occurrences, in the bag of context for {bag_word:.0%}; one of the same word and sense for "
               "{layer_sense:.0%} and {bag_sense:.0%} (layer 0, one point per word, gives {static_sense:.0%}: chance "
               "within a word).",
-        "zh": "在第 {top} 层，{n} 次出现中有 {layer_word:.0%} 的最近邻（另一次出现）是同一个词，在上下文词袋中是 "
+        "zh": "在第 {top} 层，{n} 个词元中有 {layer_word:.0%} 的最近邻（另一个词元）是同一个词，在上下文词袋中是 "
               "{bag_word:.0%}；是同一个词、同一词义的，分别为 {layer_sense:.0%} 和 {bag_sense:.0%}（第 0 层每个词只有"
               "一个点，得到 {static_sense:.0%}，即一个词内部的随机水平）。"},
     "occurrence maps models": {
         "en": "The occurrences of a word stay together most in {most}'s map ({most_share:.0%} of the {n} have their "
               "nearest other occurrence among the same word's) and least in {least}'s ({least_share:.0%}).",
-        "zh": "一个词的各次出现在 {most} 的图中聚得最紧（{n} 次出现中有 {most_share:.0%} 的最近邻是同一个词的另一次"
-              "出现），在 {least} 的图中最松散（{least_share:.0%}）。"},
+        "zh": "一个词的各个词元在 {most} 的图中聚得最紧（{n} 个词元中有 {most_share:.0%} 的最近邻是同一个词的另一个"
+              "词元），在 {least} 的图中最松散（{least_share:.0%}）。"},
     # course.figures.diagrams: the models, drawn
     "diagram skipgram title": {"en": "Skip-gram with negative sampling: what one training pair touches",
                                "zh": "负采样的跳字模型：一个训练词对用到哪些行"},
@@ -272,7 +272,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "diagram mix gamma": {"en": "ELMo$_k$ = γ Σ (γ = {gamma:g})", "zh": "ELMo$_k$ = γ Σ（γ = {gamma:g}）"},
     "diagram mix task": {"en": "w and γ are trained with the task's model", "zh": "w 和 γ 随任务模型一起训练"},
     "diagram block title": {"en": "A Transformer ('{preset}' preset): pre-LN blocks, and the masks",
-                            "zh": "Transformer（{preset} 预设）：前置层归一化的块，以及掩码"},
+                            "zh": "Transformer（{preset} 预设）：前置层规范化的块，以及掩码"},
     "diagram block embeddings": {"en": "word + position embeddings: E[$w_t$] + P[t] (d_model = {dim})",
                                  "zh": "词嵌入 + 位置嵌入：E[$w_t$] + P[t]（d_model = {dim}）"},
     "diagram block attention": {"en": "multi-head self-attention: {heads} heads of d_k = {dk}",

@@ -23,11 +23,13 @@ from course.teaching.editions import (
     chinese_characters,
     edition_of,
     english_words,
+    prose,
     source_sha,
     stamp,
     sync_notebook,
     translate,
 )
+from course.teaching.glossary import GLOSSARY, glossary_problems, glossary_table
 from course.teaching.grading import grade_notebook
 from course.teaching.pages import external_references
 from tests.conftest import assert_one_line_error
@@ -329,3 +331,44 @@ def test_the_chinese_edition_builds_in_the_smoke_profile(tmp_path):
         page = next(path for path in pages[1:] if path.name.startswith(stem)).read_text(encoding="utf-8")
         maps = re.findall(r"<iframe srcdoc='([^']*)'", page)
         assert maps and all("Bokeh" in m and len(m.encode()) < 2_000_000 for m in maps), (stem, len(maps))
+
+
+# ------------------------------------------------------------------------------- glossary
+
+
+def test_a_chinese_cell_using_a_variant_the_glossary_does_not_use_is_named_with_the_term(tmp_path):
+    english, chinese = translated_pair(tmp_path)
+    before = nbformat.read(chinese, as_version=4).cells[3].source
+    edit(chinese, "c3", before + "\n\n每次出现都以另一次出现的词义作为预测，训练时施加暂退法。")
+    problems = check_pair(english, chinese)
+    assert len(problems) == 3 and all("cell 3 (c3)" in p and "\n" not in p for p in problems), problems
+    assert sum("'每次出现' for token: the glossary's term is 词元" in p for p in problems) == 1
+    assert sum("'暂退法' for dropout: the glossary's term is 随机失活" in p for p in problems) == 1
+    edit(chinese, "c3", before + "\n\n每个词元都以另一个词元的词义作为预测，训练时施加随机失活（也称暂退法）。")
+    assert check_pair(english, chinese) == []
+
+
+@pytest.mark.parametrize("sentence", ["它在语料库中出现 17 次", "一个词型在它第一次出现的位置上变为已见过",
+                                      "首次出现的次数", "它的每个词元都以如下概率保留",
+                                      "词表（vocabulary，也称词汇表）", "一次出现了三个错误"])
+def test_what_the_glossary_allows(sentence):
+    assert glossary_problems(sentence) == []
+
+
+@pytest.mark.parametrize("term", [term for term in GLOSSARY if term.refused], ids=lambda term: term.chinese)
+def test_every_variant_the_glossary_lists_is_refused_and_its_own_term_is_not(term):
+    shown = [variant.split(" (")[0] for variant in re.split(r"[,;] ", term.shown)]
+    assert shown and all(glossary_problems(f"这里写的是{variant}。", (term,)) for variant in shown), shown
+    assert glossary_problems(f"这里写的是{term.chinese}。") == []
+
+
+def test_what_the_course_prints_in_chinese_and_the_chinese_readme_use_the_glossary():
+    printed = [f"{key}: {problem}" for key, entry in CATALOGUE.items()
+               for problem in glossary_problems(re.sub(r"\{[^}]*\}", "1", entry["zh"]))]
+    assert not printed, "\n".join(printed)
+    readme = glossary_problems(prose((ROOT / "README.zh.md").read_text(encoding="utf-8")))
+    assert not readme, "\n".join(readme)
+
+
+def test_the_glossary_document_lists_the_glossary():
+    assert glossary_table() in (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")

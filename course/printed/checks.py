@@ -47,8 +47,8 @@ PRINTED: dict[str, dict[str, str]] = {
     "check count filters": {"en": "{n} filters", "zh": "{n} 个卷积核"},
     "check count real word": {"en": "{n} real word", "zh": "{n} 个真实的词"},
     "check count real words": {"en": "{n} real words", "zh": "{n} 个真实的词"},
-    "check count occurrence": {"en": "{n} occurrence", "zh": "{n} 个词例"},
-    "check count occurrences": {"en": "{n} occurrences", "zh": "{n} 个词例"},
+    "check count occurrence": {"en": "{n} occurrence", "zh": "{n} 个词元"},
+    "check count occurrences": {"en": "{n} occurrences", "zh": "{n} 个词元"},
     "check count input": {"en": "{n} input", "zh": "{n} 组输入"},
     "check count inputs": {"en": "{n} inputs", "zh": "{n} 组输入"},
     "check got expected": {"en": "got {got:.6g}, expected {expected:.6g}",
@@ -274,7 +274,7 @@ PRINTED: dict[str, dict[str, str]] = {
     "check oov one too many": {
         "en": "Your estimate also counts the types seen exactly m + 1 times: with one of their occurrences taken "
               "away they still have m and stay in the vocabulary",
-        "zh": "你的估计把恰好出现 m + 1 次的词型也算了进去：拿掉其中一次出现后它们仍有 m 次，依然留在词表中"},
+        "zh": "你的估计把恰好出现 m + 1 次的词型也算了进去：拿掉其中一个词元后它们仍有 m 次，依然留在词表中"},
     "check oov unseen only": {
         "en": "Your estimate is N_1 / N at every min_count: that is Good–Turing's share of the types never seen (r = "
               "0) only; a vocabulary cut at m also leaves out the types seen 1 to m − 1 times",
@@ -510,7 +510,7 @@ PRINTED: dict[str, dict[str, str]] = {
     "check bound the mean code length": {"en": "the mean code length", "zh": "平均编码长度"},
     "check bound the balanced length": {"en": "the balanced tree's code length", "zh": "平衡树的编码长度"},
     "check bound two words": {"en": "two words", "zh": "两个词"},
-    "check bound dominant": {"en": "one word with {top:,} of the occurrences", "zh": "一个词占了 {top:,} 次出现"},
+    "check bound dominant": {"en": "one word with {top:,} of the occurrences", "zh": "一个词占了其中 {top:,} 个词元"},
     "check bound equal": {"en": "every count the same", "zh": "所有频次都相同"},
     "check bound halves": {"en": "every p(w) a power of 1/2", "zh": "每个 p(w) 都是 1/2 的幂"},
     "check bound ties": {"en": "small counts with ties", "zh": "有并列的小频次"},
@@ -689,8 +689,8 @@ PRINTED: dict[str, dict[str, str]] = {
     "check bpe not the most frequent": {
         "en": "Your {at}: after the first {step} merges {mine} occurs {mine_times} times (each occurrence weighted "
               "by its word's count) and {right} {right_times} times; merge the most frequent pair",
-        "zh": "你的{at}：在前 {step} 次合并之后，{mine} 出现 {mine_times} 次（每次出现按所在词的频次加权），{right} "
-              "出现 {right_times} 次；应合并最常见的词对"},
+        "zh": "你的{at}：在前 {step} 次合并之后，{mine} 出现 {mine_times} 次（每出现一次都按所在词的频次加权），"
+              "{right} 出现 {right_times} 次；应合并最常见的词对"},
     "check bpe where": {"en": "{words}, {described}, merges={merges}", "zh": "{words}，{described}，merges={merges}"},
     "check bpe right": {
         "en": "the merges match course.text.subwords.learn_bpe on {trials} random count tables ({span} words each), "
@@ -708,12 +708,12 @@ PRINTED: dict[str, dict[str, str]] = {
     "check knn itself": {
         "en": "Every occurrence is its own nearest neighbour: leave it out (exclude the diagonal of the similarity "
               "matrix) and take the most similar OTHER occurrence ({got})",
-        "zh": "每个词例都成了自己的最近邻：要把它自己留出（排除相似度矩阵的对角线），取与它最相似的另一个词例（{got}"
+        "zh": "每个词元都成了自己的最近邻：要把它自己留出（排除相似度矩阵的对角线），取与它最相似的另一个词元（{got}"
               "）"},
     "check knn euclidean": {
         "en": "Your nearest neighbours are by Euclidean distance; the probe compares occurrences by cosine "
               "similarity, which ignores the vectors' lengths ({got})",
-        "zh": "你的最近邻是按欧氏距离找的；这个探针用余弦相似度比较词例，它不受向量长度影响（{got}）"},
+        "zh": "你的最近邻是按欧氏距离找的；这个探针用余弦相似度比较词元，它不受向量长度影响（{got}）"},
     "check knn dot": {
         "en": "Your nearest neighbours are by dot product; the probe uses cosine similarity: normalise the vectors "
               "to unit length first ({got})",
@@ -721,15 +721,15 @@ PRINTED: dict[str, dict[str, str]] = {
     "check knn least": {
         "en": "Your neighbour is the LEAST similar occurrence: with cosine similarity the nearest neighbour has the "
               "largest value ({got})",
-        "zh": "你取的是最不相似的词例：用余弦相似度时，最近邻是值最大的那个（{got}）"},
+        "zh": "你取的是最不相似的词元：用余弦相似度时，最近邻是值最大的那个（{got}）"},
     "check knn count": {
         "en": "You return the number of occurrences labelled right ({got:g}) instead of the fraction of the n={n} "
               "occurrences ({expected:.4g})",
-        "zh": "你返回的是标对的词例个数（{got:g}），而不是它在 n={n} 个词例中所占的比例（{expected:.4g}）"},
+        "zh": "你返回的是标对的词元个数（{got:g}），而不是它在 n={n} 个词元中所占的比例（{expected:.4g}）"},
     "check knn found itself": {
         "en": "An accuracy of 1.0 where leave-one-out gives {expected:.4g} suggests every occurrence found itself: "
               "leave it out",
-        "zh": "留一法给出 {expected:.4g}，而你得到 1.0，说明每个词例都找到了它自己：要把它自己留出"},
+        "zh": "留一法给出 {expected:.4g}，而你得到 1.0，说明每个词元都找到了它自己：要把它自己留出"},
     "check knn range": {"en": "An accuracy must lie in [0, 1], {got}", "zh": "准确率必须在 [0, 1] 之内，{got}"},
     "check knn differs": {"en": "The accuracy differs from leave-one-out 1-NN with cosine similarity: {got}",
                           "zh": "准确率与基于余弦相似度的留一法 1-NN 不符：{got}"},
@@ -1109,25 +1109,25 @@ PRINTED: dict[str, dict[str, str]] = {
     "check cnn gate": {
         "en": "has the highway gate the wrong way round: g = σ(W_T x + b_T) is the share of the input x carried "
               "through, y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H); yours gives g to the transformed part",
-        "zh": "高速公路层的门用反了：g = σ(W_T x + b_T) 是输入 x 直接通过的份额，y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + "
+        "zh": "高速网络层的门用反了：g = σ(W_T x + b_T) 是输入 x 直接通过的份额，y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + "
               "b_H)；你的把 g 给了变换的部分"},
     "check cnn layout": {
         "en": "uses W_H and W_T transposed: they are stored as nn.Linear stores its weight, (out, in), so W x is x @ "
               "W.T",
         "zh": "把 W_H 和 W_T 转置着用了：它们按 nn.Linear 存权重的方式存放，即 (out, in)，所以 W x 是 x @ W.T"},
     "check cnn transform relu": {"en": "has no ReLU in the highway's transformed part, ReLU(W_H x + b_H)",
-                                 "zh": "高速公路层的变换部分缺少 ReLU，应为 ReLU(W_H x + b_H)"},
+                                 "zh": "高速网络层的变换部分缺少 ReLU，应为 ReLU(W_H x + b_H)"},
     "check cnn no highway": {
         "en": "stops after the pooling: the highway layer y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H) is missing",
-        "zh": "池化之后就停了：缺少高速公路层 y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H)"},
+        "zh": "池化之后就停了：缺少高速网络层 y = g ⊙ x + (1 - g) ⊙ ReLU(W_H x + b_H)"},
     "check cnn no relu": {"en": "has no ReLU after the max-pool: each feature is ReLU(max over the windows)",
                           "zh": "最大池化之后缺少 ReLU：每个特征是 ReLU(各窗口上的最大值)"},
     "check cnn yours": {"en": "Your function {parts}", "zh": "你的函数{parts}"},
     "check cnn differs": {
         "en": "Your features differ from TokenEncoder's char-CNN and highway layer on the same weights: {worst}",
-        "zh": "在相同的权重上，你的特征与 TokenEncoder 的字符 CNN 和高速公路层不符：{worst}"},
+        "zh": "在相同的权重上，你的特征与 TokenEncoder 的字符 CNN 和高速网络层不符：{worst}"},
     "check cnn shapes": {"en": "embedded {embedded}, mask {mask}, {filters} and highway weights {highway}",
-                         "zh": "embedded {embedded}，mask {mask}，{filters}，高速公路层权重 {highway}"},
+                         "zh": "embedded {embedded}，mask {mask}，{filters}，高速网络层权重 {highway}"},
     "check cnn conv1d said": {"en": "Your function {wrong} (conv1d said: {said})",
                               "zh": "你的函数{wrong}（conv1d 报告：{said}）"},
     "check cnn kernel too large": {
@@ -1145,14 +1145,14 @@ PRINTED: dict[str, dict[str, str]] = {
         "en": "the pooled features and the highway layer match TokenEncoder's on {trials} random batches of words (N "
               "from {words} words, C from {positions} positions, D from {features} features).",
         "zh": "在 {trials} 个随机的词批次上（N 取 {words} 个词，C 取 {positions} 个位置，D 取 {features} 个特征），池"
-              "化后的特征和高速公路层都与 TokenEncoder 一致。"},
-    "check cnn no highway layer": {"en": "the encoder has no highway layer", "zh": "这个编码器没有高速公路层"},
+              "化后的特征和高速网络层都与 TokenEncoder 一致。"},
+    "check cnn no highway layer": {"en": "the encoder has no highway layer", "zh": "这个编码器没有高速网络层"},
     "check cnn char ids": {"en": "char_ids should be (N, C) with a character in every row, got shape {shape}",
                            "zh": "char_ids 应为 (N, C)，且每行至少有一个字符，实际形状为 {shape}"},
     "check cnn model right": {
         "en": "on {words} and the model's own char-CNN ({filters} filters) and first highway layer, your features "
               "are those of its TokenEncoder.",
-        "zh": "在 {words}以及模型自己的字符 CNN（{filters} 个卷积核）和第一个高速公路层上，你的特征与它的 "
+        "zh": "在 {words}以及模型自己的字符 CNN（{filters} 个卷积核）和第一个高速网络层上，你的特征与它的 "
               "TokenEncoder 相同。"},
     # course.teaching.checks.gradients: the gradients against finite differences (notebooks 02 and 04)
     "check gradients returns": {"en": "Your function should return a tuple ({names}) of {n} arrays, got {got}",

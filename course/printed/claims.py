@@ -27,7 +27,7 @@ PRINTED: dict[str, dict[str, str]] = {
     "claims static controls": {
         "en": "chance 1-NN {chances} (every other occurrence equally near), separation 0; margin: the largest "
               "deviation, held to {tolerance:g}",
-        "zh": "随机水平 1-NN {chances}（其他每个词例都一样近），分离度 0；差值：最大的偏离，要求不超过 {tolerance:g}"},
+        "zh": "随机水平 1-NN {chances}（其他每个词元都一样近），分离度 0；差值：最大的偏离，要求不超过 {tolerance:g}"},
     "claims skip-gram": {"en": "skip-gram", "zh": "skip-gram 词向量"},
     "claims one seed": {"en": "{n} seed", "zh": "{n} 个随机种子"},
     "claims seeds": {"en": "{n} seeds", "zh": "{n} 个随机种子"},

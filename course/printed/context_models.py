@@ -467,14 +467,14 @@ PRINTED: dict[str, dict[str, str]] = {
               "({bag:.2f}) on the English test sentences either; the course's biLM reaches {ours:.2f} there.",
         "zh": "在英文测试句子上，已发布的 ELMo {model} 的顶层（{top:.2f}）同样没有胜过最强的上下文词袋（{bag:.2f}）；"
               "课程自己的双向语言模型在这里是 {ours:.2f}。"},
-    "08 at scale dev": {"en": "{model}, dev", "zh": "{model}，开发集"},
+    "08 at scale dev": {"en": "{model}, dev", "zh": "{model}，验证集"},
     "08 at scale test": {"en": "{model}, test", "zh": "{model}，测试集"},
     "08 at scale untrained": {"en": "{model} untrained, test", "zh": "{model} 未训练，测试集"},
     "08 at scale peak": {
         "en": "Chosen on the dev sentences, the English sense probe of {model} peaks at layer {layer} (the course's "
               "biLM: layer {ours}); learned for the sense task, its ScalarMix puts {weight:.2f} on the top layer (the "
               "course's biLM: {ours_weight:.2f}).",
-        "zh": "按开发集选择，{model} 的英文词义探针在第 {layer} 层达到最高（课程自己的双向语言模型：第 {ours} 层）；"
+        "zh": "按验证集选择，{model} 的英文词义探针在第 {layer} 层达到最高（课程自己的双向语言模型：第 {ours} 层）；"
               "为词义任务学到的 ScalarMix 给顶层的权重为 {weight:.2f}（课程自己的双向语言模型：{ours_weight:.2f}）。"},
     "11 given without softmax": {
         "en": "note: {name} has no softmax (a published ELMo, converted): this notebook compares language models, so "

@@ -49,7 +49,7 @@ PRINTED: dict[str, dict[str, str]] = {
     "02 frequent draws": {"en": "draws among the 10 most frequent words", "zh": "抽中最常见 10 个词的比例"},
     "02 rare draws": {"en": "draws of words seen < 20 times", "zh": "抽中出现 < 20 次的词的比例"},
     "02 corpus frequency": {"en": "corpus frequency f(w)", "zh": "语料中的频率 f(w)"},
-    "02 keep probability": {"en": "probability of keeping an occurrence", "zh": "保留一次出现的概率"},
+    "02 keep probability": {"en": "probability of keeping an occurrence", "zh": "保留一个词元的概率"},
     "02 subsampling title": {"en": "Subsampling frequent words", "zh": "对高频词下采样"},
     "02 subsampled words": {
         "en": "words that are subsampled at all: {n} of {total:,}",

@@ -12,6 +12,7 @@ names every cell that breaks this, one line each:
   markdown cell whose nbgrader marks differ (an answer cell is one in both editions);
 - a markdown cell whose English cell has changed since it was translated (stale), or that was never
   translated: edit the Chinese text, then ``python -m course editions stamp NOTEBOOK CELL_ID``;
+- a Chinese term the glossary does not use (:mod:`course.teaching.glossary`, docs/glossary.md);
 - a notebook whose markdown holds fewer than :data:`MIN_RATIO` Chinese characters per English word of
   the English markdown (code, formulas and inline code aside), so that a half-translated notebook does
   not pass.
@@ -33,6 +34,7 @@ from pathlib import Path
 from ..errors import NotebookFileError
 from ..paths import atomic_path, project_root
 from .assignments import notebook_paths, read_notebook
+from .glossary import glossary_problems
 
 EDITION_FOLDER = "zh"
 MIN_RATIO = 1.3
@@ -319,6 +321,8 @@ def check_pair(english_path: Path, chinese_path: Path) -> list[str]:
                 if english_words(source.source) or chinese_characters(source.source):
                     problems.append(f"{where}: not translated yet ({again})")
             else:
+                for problem in glossary_problems(prose(cell.source)):
+                    problems.append(f"{where}: {problem}")
                 if emphasis_problems(cell.source):
                     shown = "; ".join(repr(fragment) for fragment in emphasis_problems(cell.source)[:3])
                     problems.append(f"{where}: bold text that will not render ({shown}): put the punctuation "
