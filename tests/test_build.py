@@ -80,6 +80,9 @@ def test_only_that_matches_no_notebook_is_one_line_and_writes_nothing(tmp_path, 
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --only '09_' matches none of the notebooks in"), lines
     assert "(there are: 00_good, 01_other)" in lines[0]
+    assert main(["build", "--profile", "smoke", "--notebooks", str(source), "--out", str(out), "--only", "09_",
+                 "--only", "10_"]) == 2
+    assert "error: --only '09_' --only '10_' matches none" in capsys.readouterr().err
     assert not (tmp_path / "site").exists() and not (tmp_path / "build").exists()
     empty = tmp_path / "empty"
     empty.mkdir()

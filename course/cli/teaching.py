@@ -103,7 +103,8 @@ def add_parser(subparsers) -> None:
                          help="default: $COURSE_PROFILE, else full")
     builder.add_argument("--out", type=Path, default=None, help="default: build/")
     builder.add_argument("--notebooks", type=Path, default=None, help="default: notebooks/")
-    builder.add_argument("--only", default=None, help="run only notebooks whose name contains this")
+    builder.add_argument("--only", action="append", default=None,
+                         help="run only notebooks whose name contains this (again for more: --only 00 --only 07)")
     builder.add_argument("--edition", choices=EDITIONS, default=None,
                          help="en (notebooks/, into build/) or zh (notebooks/zh/, into build/zh/); "
                               "default: $COURSE_EDITION, else en")

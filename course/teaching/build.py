@@ -37,7 +37,7 @@ import multiprocessing.connection
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -93,14 +93,20 @@ def _used_since(before: float | None) -> float | None:
     return None if before is None or after is None else after - before
 
 
-def notebook_paths(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
-    """The course's notebooks in order: ``NN_*.ipynb`` in ``notebooks/`` (those whose name contains ``only``)."""
+def _patterns(only: str | Sequence[str] | None) -> list[str] | None:
+    return [only] if isinstance(only, str) else (list(only) if only is not None else None)
+
+
+def notebook_paths(notebooks: Path | None = None, only: str | Sequence[str] | None = None) -> list[Path]:
+    """The course's notebooks in order: ``NN_*.ipynb`` in ``notebooks/`` (those whose name contains ``only``,
+    or one of ``only``'s strings)."""
     folder = notebooks or project_root() / "notebooks"
     paths = sorted(p for p in folder.glob("[0-9][0-9]_*.ipynb"))
-    return [p for p in paths if only is None or only in p.name]
+    wanted = _patterns(only)
+    return [p for p in paths if wanted is None or any(pattern in p.name for pattern in wanted)]
 
 
-def chosen_notebooks(notebooks: Path | None = None, only: str | None = None) -> list[Path]:
+def chosen_notebooks(notebooks: Path | None = None, only: str | Sequence[str] | None = None) -> list[Path]:
     """:func:`notebook_paths`, refused when it is empty, so that a build of nothing writes nothing.
 
     Raises:
@@ -114,7 +120,8 @@ def chosen_notebooks(notebooks: Path | None = None, only: str | None = None) -> 
     chosen = notebook_paths(folder, only)
     if not chosen:
         names = ", ".join(path.stem for path in everything)
-        raise NotebookFileError(f"--only {only!r} matches none of the notebooks in {folder} (there are: {names})")
+        asked = " ".join(f"--only {pattern!r}" for pattern in _patterns(only))
+        raise NotebookFileError(f"{asked} matches none of the notebooks in {folder} (there are: {names})")
     return chosen
 
 
@@ -268,7 +275,8 @@ def run_notebook(source: Path, out: Path, profile: str, edition: str = "en") -> 
 
 
 def build_course(profile: str | None = None, out: Path | None = None, notebooks: Path | None = None,
-                 only: str | None = None, edition: str | None = "en", jobs: int = 1) -> list[NotebookRun]:
+                 only: str | Sequence[str] | None = None, edition: str | None = "en",
+                 jobs: int = 1) -> list[NotebookRun]:
     """Run the notebooks of ``edition`` (all, or those whose name contains ``only``) and write
     ``index.html``. ``notebooks`` is the English notebooks' folder (the Chinese ones are in its
     ``zh/``); ``out`` defaults to ``build/`` for English and ``build/zh/`` for Chinese. Both editions
