@@ -360,6 +360,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "executed notebook": {"en": "executed notebook", "zh": "运行后的笔记本"},
     "failed": {"en": "Failed: {why}", "zh": "运行失败：{why}"},
     "figure": {"en": "figure {n}", "zh": "图 {n}"},
+    "written assignment": {"en": "{title} ({points:g}, written: graded by hand)",
+                           "zh": "{title}（{points:g} 分，书面作业：人工评分）"},
     "teacher intro": {
         "en": "{count} assignments, {points:g} points. Hand out the student versions in <code>{folder}</code> "
               "(solutions replaced by <code>raise NotImplementedError()</code>, hidden tests removed; the same cells "

@@ -1,5 +1,6 @@
 """Solution markers, student versions, and agreement with nbgrader's generate_assignment."""
 
+import json
 import os
 import re
 import shutil
@@ -16,11 +17,14 @@ from course.teaching.assignments import (
     CODE_STUB,
     TEXT_STUB,
     TITLES,
+    Written,
     answer_text,
     check_markers,
     course_assignments,
     find_assignments,
+    find_written,
     is_answer_cell,
+    is_written_cell,
     notebook_paths,
     student_version,
     write_student_versions,
@@ -263,6 +267,38 @@ def test_each_student_version_runs_up_to_its_first_assignment_and_stops_there(pa
     failed = [i for i, cell in enumerate(student.cells)
               if any(output.get("output_type") == "error" for output in cell.get("outputs", []))]
     assert failed == [first.grade_cell]
+
+
+def written_cell(grade_id, source, points=2):
+    cell = answer_cell(grade_id, source)
+    cell.metadata["nbgrader"]["points"] = points
+    return cell
+
+
+QUESTION = new_markdown_cell("### Written assignment · Why twice? (2 points)\n\nSay why doubling is linear.")
+WRITTEN = written_cell("why_twice", "### BEGIN SOLUTION\n**Model answer.** 2(a + b) = 2a + 2b.\n\n"
+                                    "**Rubric.** 1 point for the identity, 1 for the scaling.\n### END SOLUTION")
+
+
+def test_a_written_assignment_is_listed_apart_and_its_rubric_stays_with_the_teacher():
+    notebook = toy_notebook(DOUBLE, DOUBLE_CHECK, QUESTION, WRITTEN, ANSWERS)
+    assert [a.id for a in find_assignments(notebook, "toy.ipynb")] == ["double"]
+    assert find_written(notebook, "toy.ipynb") == [Written("why_twice", "toy.ipynb", 2.0, 4,
+                                                           "Written assignment · Why twice? (2 points)")]
+    assert is_written_cell(WRITTEN) and not is_answer_cell(WRITTEN) and not is_written_cell(ANSWERS)
+    student = student_version(notebook, "toy.ipynb")
+    assert student.cells[4].source == TEXT_STUB and "Rubric" not in json.dumps(student)
+    assert find_written(student, "toy.ipynb")[0].points == 2.0  # the student sees what it is worth
+
+    from course.teaching.grading import written_answers
+
+    [unanswered] = written_answers(student, notebook, "toy.ipynb")
+    assert (unanswered.answered, unanswered.answer, unanswered.points) == (False, "", 2.0)
+    student.cells[4].source = "Because 2(a + b) = 2a + 2b."
+    [answered] = written_answers(student, notebook, "toy.ipynb")
+    assert answered.answered and answered.answer == "Because 2(a + b) = 2a + 2b."
+    del student.cells[4]
+    assert not written_answers(student, notebook, "toy.ipynb")[0].answered
 
 
 def answer_entries(text: str) -> tuple[int, int]:

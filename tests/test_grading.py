@@ -3,6 +3,7 @@
 import copy
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ from course.teaching.assignments import find_assignments, student_version
 from course.teaching.grading import grade_notebook
 from course.teaching.sandbox import MIN_MEMORY, Limits
 from tests.conftest import assert_one_line_error
-from tests.test_assignments import DOUBLE, DOUBLE_CHECK, grade_cell, solution_cell, toy_notebook
+from tests.test_assignments import DOUBLE, DOUBLE_CHECK, QUESTION, WRITTEN, grade_cell, solution_cell, toy_notebook
 
 TRIPLE = solution_cell("triple", "def triple(v):\n    ### BEGIN SOLUTION\n    return 3 * v\n    ### END SOLUTION")
 TRIPLE_CHECK = grade_cell("triple", "assert triple(2) == 6\n### BEGIN HIDDEN TESTS\nassert triple(0) == 0\n"
@@ -112,13 +113,18 @@ def test_a_notebook_that_is_not_json_fails_every_assignment_with_the_reason(tmp_
 
 
 def test_the_grade_command_prints_a_table_and_writes_json(tmp_path):
-    teacher = write(toy_notebook(DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK), tmp_path / "teacher" / "01_toy.ipynb")
+    teacher = write(toy_notebook(DOUBLE, DOUBLE_CHECK, TRIPLE, TRIPLE_CHECK, QUESTION, WRITTEN),
+                    tmp_path / "teacher" / "01_toy.ipynb")
     out = tmp_path / "report.json"
     result = subprocess.run([sys.executable, "-m", "course", "grade", str(teacher), "--source", str(teacher.parent),
                              "--json", str(out)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "3 of 3 points" in result.stdout and "double" in result.stdout
-    assert json.loads(out.read_text())["score"] == 3
+    assert "3 of 3 points, and 2 for written work to grade by hand" in result.stdout and "double" in result.stdout
+    assert re.search(r"why_twice +2 +- +written: to grade by hand", result.stdout), result.stdout
+    report = json.loads(out.read_text())
+    assert report["score"] == 3 and report["written_points"] == 2
+    assert [(w["id"], w["answered"]) for w in report["written"]] == [("why_twice", True)]
+    assert "2(a + b)" in report["written"][0]["answer"]
     unknown = tmp_path / "99_unknown.ipynb"
     unknown.write_text("not json", encoding="utf-8")
     result = subprocess.run([sys.executable, "-m", "course", "grade", str(unknown), "--source", str(teacher.parent)],

@@ -69,7 +69,10 @@ def grade_command(args) -> int:
     rows += [(r.id, f"{r.points:g}", f"{r.score:g}", r.reason) for r in report.results]
     rows.append(("total", f"{report.points:g}", f"{report.score:g}",
                  f"{report.seconds:.0f} s, {report.profile} profile"))
-    print(f"{report.notebook}: {report.score:g} of {report.points:g} points")
+    rows += [(w.id, f"{w.points:g}", "-", "written: to grade by hand" if w.answered else "written: not answered")
+             for w in report.written]
+    print(f"{report.notebook}: {report.score:g} of {report.points:g} points"
+          + (f", and {report.written_points:g} for written work to grade by hand" if report.written else ""))
     print(table(rows))
     if args.json:
         write_json(report.to_json(), args.json)

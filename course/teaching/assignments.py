@@ -17,6 +17,11 @@ A markdown cell marked both ``solution`` and ``grade`` with no points is an **an
 check grades. It is not an assignment; the student's copy has ``YOUR ANSWER HERE`` in its solution
 region, where the student writes their own.
 
+A markdown cell marked ``solution`` and ``grade`` *with* points is a **written assignment** (nbgrader's
+"manually graded answer" with a score): a derivation or an argument the teacher grades by hand. Its
+solution region holds the model answer and the rubric, which the student's copy leaves out; the
+question is the markdown cell before it. :func:`find_written` lists them; the checks never grade them.
+
 The student version of a notebook (:func:`student_version`) has every solution region replaced by
 ``# YOUR CODE HERE`` / ``raise NotImplementedError()`` (``YOUR ANSWER HERE`` in markdown) at the
 region's indentation, every hidden-test region removed and every output cleared: the same cells
@@ -140,6 +145,36 @@ def is_answer_cell(cell) -> bool:
         and not float(marks.get("points") or 0)
 
 
+def is_written_cell(cell) -> bool:
+    """A markdown cell a student answers in writing, graded by hand: solution and grade, with points."""
+    marks = _nbgrader(cell)
+    return cell.get("cell_type") == "markdown" and bool(marks.get("solution")) and bool(marks.get("grade")) \
+        and bool(float(marks.get("points") or 0))
+
+
+@dataclass(frozen=True)
+class Written:
+    """One written assignment of one notebook: its answer cell, its points and the question's title (the
+    first line of the markdown cell before it, without its ``#`` marks)."""
+
+    id: str
+    notebook: str
+    points: float
+    cell: int
+    title: str
+
+
+def find_written(notebook, name: str = "notebook") -> list[Written]:
+    """The written assignments of ``notebook`` in order (see the module's text)."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        if is_written_cell(cell):
+            question = notebook.cells[index - 1].source.strip().split("\n")[0] if index else ""
+            found.append(Written(str(_nbgrader(cell).get("grade_id") or f"cell_{index}"), name,
+                                 float(_nbgrader(cell)["points"]), index, question.lstrip("#").strip()))
+    return found
+
+
 def answer_text(cell) -> str:
     """The teacher's text of an answer cell: its solution region (the whole cell when it has none)."""
     lines = cell.source.split("\n")
@@ -188,7 +223,7 @@ def find_assignments(notebook, name: str = "notebook", strict: bool = True) -> l
         check_markers(notebook, name)
     assignments, pending, seen = [], [], set()
     for index, cell in enumerate(notebook.cells):
-        if is_answer_cell(cell):
+        if is_answer_cell(cell) or is_written_cell(cell):
             continue
         if is_solution_cell(cell) and not is_grade_cell(cell):
             pending.append(index)

@@ -51,7 +51,7 @@ from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir
 from ..progress import STATUS_ENV
 from ..settings import resolve_profile
 from . import heartbeat
-from .assignments import Assignment, find_assignments, read_notebook, write_student_versions
+from .assignments import Assignment, Written, find_assignments, find_written, read_notebook, write_student_versions
 from .heartbeat import Heartbeat
 from .pages import render_page, static_folder
 from .report import HEADLINE_MIME
@@ -72,6 +72,7 @@ class NotebookRun:
     error: str | None = None
     ideas: list[str] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
+    written: list[Written] = field(default_factory=list)
     student: Path | None = None
     cpu_seconds: float | None = None  # processor time of the run, every process it started included
 
@@ -377,6 +378,7 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
     for source, run in zip(sources, runs, strict=True):
         teacher = read_notebook(source)
         run.ideas, run.assignments = ideas_of(teacher), find_assignments(teacher, source.name)
+        run.written = find_written(teacher, source.name)
         run.student = students.get(source.name)
     start, processor = time.perf_counter(), cpu_seconds()
     claims = measure_build_claims(profile, edition)
@@ -390,6 +392,7 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                 "ideas": r.ideas,
                 "budget": FULL_BUDGETS.get(r.name.split("_", 1)[0]) if profile == "full" else None,
                 "assignments": [{"id": a.id, "title": a.title, "points": a.points} for a in r.assignments],
+                "written": [{"id": w.id, "title": w.title, "points": w.points} for w in r.written],
                 "headlines": r.headlines} for r in runs]
     machine = describe_machine()
     with atomic_path(out / "summary.json") as temporary:
@@ -601,12 +604,14 @@ def _teacher_table(runs: list[NotebookRun], out: Path, edition: str = "en") -> l
              f"<table class='teacher'><tr>{heads}</tr>"]
     for run in runs:
         ideas = "".join(f"<li>{html.escape(idea)}</li>" for idea in run.ideas)
-        tasks = "".join(f"<li>{html.escape(a.title)} ({a.points:g})</li>" for a in run.assignments) or \
-            text("none", edition)
+        tasks = "".join(f"<li>{html.escape(a.title)} ({a.points:g})</li>" for a in run.assignments)
+        tasks += "".join(f"<li>{html.escape(text('written assignment', edition, title=w.title, points=w.points))}</li>"
+                         for w in run.written)
+        tasks = tasks or text("none", edition)
         student = (f"<a href='{html.escape(str(run.student.relative_to(out)))}'>{html.escape(run.student.name)}</a>"
                    if run.student else "")
         parts.append(f"<tr><td>{html.escape(run.title)}</td><td><ul>{ideas}</ul></td>"
-                     f"<td>{'<ul>' + tasks + '</ul>' if run.assignments else tasks}</td>"
+                     f"<td>{'<ul>' + tasks + '</ul>' if run.assignments or run.written else tasks}</td>"
                      f"<td class='value'>{run.seconds:.1f} s</td><td>{student}</td></tr>")
     parts.append("</table></section>")
     return parts

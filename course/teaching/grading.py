@@ -42,7 +42,7 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
@@ -52,8 +52,10 @@ from .assignments import (
     BEGIN_HIDDEN_TESTS,
     BEGIN_SOLUTION,
     END_SOLUTION,
+    TEXT_STUB,
     Assignment,
     find_assignments,
+    find_written,
     is_grade_cell,
     is_solution_cell,
     marker_regions,
@@ -82,14 +84,31 @@ class AssignmentResult:
 
 
 @dataclass
+class WrittenResult:
+    """A written assignment, for the teacher to grade by hand: whether the student wrote anything, and what."""
+
+    id: str
+    title: str
+    points: float
+    answered: bool
+    answer: str
+
+
+@dataclass
 class GradeReport:
-    """Every assignment of one graded notebook."""
+    """Every assignment of one graded notebook: ``results`` the checked ones, which ``score`` and ``points``
+    add up; ``written`` those the teacher grades by hand (their points in ``written_points``)."""
 
     notebook: str
     profile: str
     seconds: float
     results: list[AssignmentResult]
     teacher: str = ""
+    written: list[WrittenResult] = field(default_factory=list)
+
+    @property
+    def written_points(self) -> float:
+        return sum(result.points for result in self.written)
 
     @property
     def score(self) -> float:
@@ -102,7 +121,8 @@ class GradeReport:
     def to_json(self) -> dict:
         return {"notebook": self.notebook, "teacher": self.teacher, "profile": self.profile,
                 "seconds": round(self.seconds, 1), "score": self.score, "points": self.points,
-                "assignments": [asdict(r) for r in self.results]}
+                "assignments": [asdict(r) for r in self.results], "written_points": self.written_points,
+                "written": [asdict(r) for r in self.written]}
 
 
 # ------------------------------------------------------------------------------ the teacher's
@@ -332,8 +352,9 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
         source_dir = edition_folder(edition_of(notebook))
     teacher_path, teacher = teacher_notebook(notebook, path, source_dir)
     assignments = find_assignments(teacher, teacher_path.name)
+    written = written_answers(notebook, teacher, teacher_path.name)
     if not assignments:
-        return GradeReport(path.name, profile, 0.0, [], teacher_path.name)
+        return GradeReport(path.name, profile, 0.0, [], teacher_path.name, written)
     solution_ids = {str(teacher.cells[i].metadata["nbgrader"].get("grade_id")): a.id
                     for a in assignments for i in a.solution_cells}
 
@@ -429,4 +450,19 @@ def grade_notebook(path: str | Path, timeout: int = 120, profile: str = "smoke",
                            f"({len(changed)} file(s) in all); restore them and grade again")
     results = [AssignmentResult(a.id, a.title, a.points, 0.0 if a.id in failures else a.points,
                                 a.id not in failures, failures.get(a.id, "passed")) for a in assignments]
-    return GradeReport(path.name, profile, time.perf_counter() - start, results, teacher_path.name)
+    return GradeReport(path.name, profile, time.perf_counter() - start, results, teacher_path.name, written)
+
+
+def written_answers(student, teacher, name: str = "notebook") -> list[WrittenResult]:
+    """What the student wrote for each written assignment of the teacher's notebook (matched by grade id):
+    answered unless the cell is missing, empty or still ``YOUR ANSWER HERE``."""
+    cells = {str(cell.metadata.get("nbgrader", {}).get("grade_id")): cell for cell in student.cells
+             if cell.cell_type == "markdown"}
+    results = []
+    for question in find_written(teacher, name):
+        cell = cells.get(question.id)
+        answer = cell.source.strip() if cell is not None else ""
+        answered = bool(answer) and answer != TEXT_STUB
+        results.append(WrittenResult(question.id, question.title, question.points, answered,
+                                     answer if answered else ""))
+    return results
