@@ -297,11 +297,11 @@ def test_the_assignments_command_writes_chinese_student_versions_and_refuses_oth
 
 
 def test_a_chinese_notebook_is_graded_against_the_chinese_teachers_notebook(tmp_path):
-    teacher = ROOT / "notebooks" / "zh" / "03_cbow_hierarchical_softmax.ipynb"
+    teacher = ROOT / "notebooks" / "zh" / "01_one_hot_to_embeddings.ipynb"  # 03's two grades take twice as long
     report = grade_notebook(teacher, timeout=300)
     expected = [a.id for a in find_assignments(nbformat.read(teacher, as_version=4), teacher.name)]
     assert report.teacher == teacher.name and [r.id for r in report.results] == expected
-    assert {"huffman_code", "entropy_bound"} <= set(expected)
+    assert "positive_pmi" in expected
     assert report.score == report.points > 0, [r.reason for r in report.results]
     student = student_version(nbformat.read(teacher, as_version=4), teacher.name)
     del student.metadata["course"]  # a student's copy that lost its metadata is still Chinese by its text
