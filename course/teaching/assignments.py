@@ -155,7 +155,8 @@ def is_written_cell(cell) -> bool:
 @dataclass(frozen=True)
 class Written:
     """One written assignment of one notebook: its answer cell, its points and the question's title (the
-    first line of the markdown cell before it, without its ``#`` marks)."""
+    first line of the markdown cell before it, without its ``#`` marks, the "Written assignment ·" before
+    it and the points in brackets after it)."""
 
     id: str
     notebook: str
@@ -170,8 +171,9 @@ def find_written(notebook, name: str = "notebook") -> list[Written]:
     for index, cell in enumerate(notebook.cells):
         if is_written_cell(cell):
             question = notebook.cells[index - 1].source.strip().split("\n")[0] if index else ""
+            title = re.sub(r"\s*[(（][^()（）]*[)）]$", "", question.lstrip("#").strip()).split("·", 1)[-1].strip()
             found.append(Written(str(_nbgrader(cell).get("grade_id") or f"cell_{index}"), name,
-                                 float(_nbgrader(cell)["points"]), index, question.lstrip("#").strip()))
+                                 float(_nbgrader(cell)["points"]), index, title))
     return found
 
 
