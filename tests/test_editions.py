@@ -28,6 +28,7 @@ from course.teaching.editions import (
     stamp,
     sync_notebook,
     translate,
+    untranslated_comments,
 )
 from course.teaching.glossary import GLOSSARY, glossary_problems, glossary_table
 from course.teaching.grading import grade_notebook
@@ -375,3 +376,41 @@ def test_what_the_course_prints_in_chinese_and_the_chinese_readme_use_the_glossa
 
 def test_the_glossary_document_lists_the_glossary():
     assert glossary_table() in (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------- comments of code cells
+
+
+@pytest.mark.parametrize("source", [
+    "x = f(y)  # the count of each word / 每个词的计数",
+    "# 每个词的计数\nx = f(y)  # the count of each word",
+    "# 先按计数排序，再取前 k 个\n# sort by count,\n# then keep the first k\nx = f(y)",
+    "# sort by count, then keep the first k\n# 先按计数排序，再取前 k 个\nx = f(y)",
+    "x = f(y)  # (V, d)", "x = f(y)  # sigma(u . v)", "z = g(x)  # np.exp(x_i)", "### BEGIN SOLUTION\nx = 1",
+    "%timeit f(y)  # time it\nx = 1  # one", "s = 'a # string with words in it'",
+    "x = f(y)  # (n,) ids of the words / 词的 id",
+])
+def test_comments_with_their_chinese_or_without_words_pass(source):
+    assert untranslated_comments(source) == []
+
+
+@pytest.mark.parametrize("source, found", [
+    ("x = f(y)  # the count of each word", ["# the count of each word"]),
+    ("# 每个词的计数\nx = f(y)\nz = g(x)  # the vector of each word", ["# the vector of each word"]),
+    ("x = f(y)  # (n,) ids of the vocabulary words", ["# (n,) ids of the vocabulary words"]),
+    ("def f(y):\n    # sort by count first\n    return sorted(y)", ["# sort by count first"]),
+])
+def test_a_comment_in_english_words_alone_is_found(source, found):
+    assert untranslated_comments(source) == found
+
+
+def test_an_english_only_comment_is_named_with_its_notebook_and_the_fix(tmp_path):
+    english, chinese = translated_pair(tmp_path)
+    edit(english, "c2", nbformat.read(english, as_version=4).cells[2].source + "  # print the edition's name")
+    sync_notebook(english)
+    (problem,) = check_pair(english, chinese)
+    assert "cell 2 (c2)" in problem and "print the edition's name" in problem and "editions sync" in problem
+    assert "\n" not in problem
+    edit(english, "c2", nbformat.read(english, as_version=4).cells[2].source + " / 打印版本名")
+    sync_notebook(english)
+    assert check_pair(english, chinese) == []

@@ -13,6 +13,9 @@ names every cell that breaks this, one line each:
 - a markdown cell whose English cell has changed since it was translated (stale), or that was never
   translated: edit the Chinese text, then ``python -m course editions stamp NOTEBOOK CELL_ID``;
 - a Chinese term the glossary does not use (:mod:`course.teaching.glossary`, docs/glossary.md);
+- a comment of a code cell in English words alone (:func:`untranslated_comments`): the two editions
+  share their code cells, so a comment a student reads carries its Chinese on the same line or on a
+  comment line just above it;
 - a notebook whose markdown holds fewer than :data:`MIN_RATIO` Chinese characters per English word of
   the English markdown (code, formulas and inline code aside), so that a half-translated notebook does
   not pass.
@@ -26,7 +29,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import re
+import tokenize
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +124,57 @@ def mend_emphasis(markdown: str) -> str:
         else:
             markdown = markdown[:at + 2] + " " + markdown[at + 2:]
     return markdown
+
+
+_COMMENT_WORD = re.compile(r"(?<![\w.])[A-Za-z]{2,}(?![\w(])")
+_PARENTHESISED = re.compile(r"\([^()]*\)")
+_NBGRADER_MARKER = re.compile(r"#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)")
+
+
+def _comments(source: str) -> list[tuple[int, bool, str]]:
+    """``(line, alone on its line, text)`` of each ``#`` comment in a code cell's source (magics aside)."""
+    lines = source.split("\n")
+    python = "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(python + "\n").readline):
+            if token.type == tokenize.COMMENT:
+                row, column = token.start
+                found.append((row - 1, not lines[row - 1][:column].strip(), token.string))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def _prose_words(comment: str) -> int:
+    """Words of two letters or more in ``comment``, outside parentheses (a shape such as ``(n, d)``) and
+    not names in code (``np.exp``, ``vocab_size``, ``len(``)."""
+    for _ in range(comment.count("(")):
+        comment = _PARENTHESISED.sub(" ", comment)
+    return len(_COMMENT_WORD.findall(comment))
+
+
+def untranslated_comments(source: str) -> list[str]:
+    """The comments of a code cell that a Chinese reader would read in English alone.
+
+    A comment of two words or more needs Chinese in it, in the comment lines just above it, or in the
+    block of comment lines it belongs to. Shapes, names and nbgrader's markers need none."""
+    found = _comments(source)
+    alone = {row for row, by_itself, _ in found if by_itself}
+    chinese = {row for row, _, text in found if _CJK.search(text)}
+    untranslated = []
+    for row, by_itself, text in found:
+        if row in chinese or _NBGRADER_MARKER.match(text) or _prose_words(text) < 2:
+            continue
+        above = row - 1
+        while above in alone and above not in chinese:
+            above -= 1
+        below = row + 1
+        while by_itself and below in alone and below not in chinese:
+            below += 1
+        if above not in chinese and not (by_itself and below in chinese):
+            untranslated.append(text)
+    return untranslated
 
 
 def source_sha(source: str) -> str:
@@ -310,6 +366,9 @@ def check_pair(english_path: Path, chinese_path: Path) -> list[str]:
             if cell.source != source.source or dict(cell.metadata) != dict(source.metadata):
                 what = "source" if cell.source != source.source else "metadata"
                 problems.append(f"{where}: code {what} differs from the English notebook's ({fix})")
+            for comment in untranslated_comments(source.source):
+                problems.append(f"{where}: a comment in English only, {comment[:60]!r}: add its Chinese on the "
+                                f"line or on a comment line above it, in {_shown(english_path)}, then {fix}")
         elif cell.cell_type == "markdown":
             recorded = _markdown_metadata(cell)
             again = f"translate it, then python -m course editions stamp {name} {cell.id}"
