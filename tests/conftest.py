@@ -11,6 +11,17 @@ setup_cpu()  # before any test imports PyTorch
 from course.text.corpus import load_corpus  # noqa: E402
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a module's tests (tiny models run faster so, beside other workers), then as before."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def wiki():
     return load_corpus("wiki-en", progress=False)

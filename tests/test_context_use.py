@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from conftest import toy_corpus
 
 from course.analysis.context_use import context_loss_increase, loss_by_position, next_word_nll
@@ -26,12 +25,7 @@ TINY_ELMO = ElmoConfig(min_count=1, max_characters=12, char_dim=4, filters=((1, 
                        lstm_dim=16, dropout=0.0, epochs=1, batch_tokens=120, heldout_every=5, device="cpu", threads=1)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def key_value_sentences(dependent: bool, num_sentences: int, seed: int) -> list[list[str]]:

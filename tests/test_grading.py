@@ -136,10 +136,10 @@ def test_the_grade_command_prints_a_table_and_writes_json(tmp_path):
 
 
 def test_a_course_notebook_full_marks_as_given_and_zero_as_handed_out(tmp_path):
-    teacher = Path("notebooks") / "03_cbow_hierarchical_softmax.ipynb"
+    teacher = Path("notebooks") / "00_corpus.ipynb"  # the quickest to run; 03's two grades took three times as long
     report = grade_notebook(teacher, timeout=300)
     assert [r.id for r in report.results] == [a.id for a in find_assignments(nbformat.read(teacher, as_version=4))]
-    assert {"huffman_code", "entropy_bound"} <= set(scores(report))
+    assert "oov_rate_estimate" in scores(report)
     assert report.score == report.points > 0, reasons(report)
     student = write(student_version(nbformat.read(teacher, as_version=4)), tmp_path / teacher.name)
     report = grade_notebook(student, timeout=300)

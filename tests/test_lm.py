@@ -30,12 +30,7 @@ TRAINERS = {"elmo": (train_elmo, ELMO, Elmo), "transformer": (train_transformer,
 OTHER = {"elmo": "transformer", "transformer": "elmo"}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def one_line(excinfo) -> str:

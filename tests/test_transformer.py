@@ -33,12 +33,7 @@ TINY = TransformerConfig(min_count=1, dim=16, heads=2, layers=2, ff_dim=32, max_
                          device="cpu", threads=1)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def tiny(**overrides) -> TransformerConfig:

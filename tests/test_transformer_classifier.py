@@ -23,12 +23,7 @@ from course.transformer.classifier import (
 GROUPS = ([f"a{i}" for i in range(8)], [f"b{i}" for i in range(8)])
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def one_line(excinfo) -> str:
@@ -82,7 +77,7 @@ def test_fine_tuned_classifier_beats_the_majority_class_on_a_last_word_task(pret
 
 def test_gpt_head_reads_the_extract_token_which_has_seen_the_whole_text(pretrained):
     classifier = TransformerClassifier(pretrained["causal"], 2, FAST).eval()
-    ids, mask = classifier.inputs([["a1", "b2", "a3"], ["b1"]])
+    ids, mask, _ = classifier.inputs([["a1", "b2", "a3"], ["b1"]])
     assert ids[0].tolist()[0] == classifier.start_id and ids[0].tolist()[4] == classifier.end_id
     assert classifier.read_positions(mask).tolist() == [4, 2]
     # changing the first word moves the state the head reads; the causal mask hides nothing from <extract>
@@ -94,13 +89,13 @@ def test_gpt_head_reads_the_extract_token_which_has_seen_the_whole_text(pretrain
 def test_bert_reads_cls_and_its_segment_table_starts_at_zero(pretrained):
     model = pretrained["masked"]
     classifier = TransformerClassifier(model, 2, FAST).eval()
-    ids, mask = classifier.inputs([["a1", "b2"]])
+    ids, mask, segments = classifier.inputs([["a1", "b2"]])
     assert ids[0].tolist() == [model.words.bos_id, *model.words.encode(["a1", "b2"]), model.words.eos_id]
     assert classifier.read_positions(mask).tolist() == [0]
     assert torch.count_nonzero(classifier.segment_embedding.weight) == 0
     # at step 0 the top states are the pretrained network's own
     with torch.no_grad():
-        mine = classifier.top_states(ids, mask)
+        mine = classifier.top_states(ids, mask, segments)
         theirs = model.network(ids, mask).layers[-1]
     torch.testing.assert_close(mine, theirs)
 
@@ -114,7 +109,7 @@ def test_new_rows_are_appended_and_the_pretrained_rows_unchanged_at_step_0(pretr
     classifier = TransformerClassifier(model, 2, FAST)
     table = classifier.network.token_embedding.weight
     vocab = len(model.words)
-    assert table.shape == (vocab + 2, model.config.dim)
+    assert table.shape == (vocab + 3, model.config.dim)  # <start>, <extract>, <delim>
     assert (classifier.start_id, classifier.end_id) == (vocab, vocab + 1)
     assert torch.equal(table[:vocab], model.network.token_embedding.weight)
     assert 0 < table[vocab:].std() < 0.1  # the new rows are drawn, small

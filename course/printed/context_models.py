@@ -417,6 +417,20 @@ PRINTED: dict[str, dict[str, str]] = {
                               "{perplexity:.0f}"},
     "11 review coverage": {"en": "share of the training reviews' words in the vocabulary: ",
                            "zh": "训练评论中的词落在词表里的比例："},
+    "11 pair split": {"en": "split", "zh": "划分"},
+    "11 pairs": {"en": "pairs", "zh": "句对数"},
+    "11 pairs same": {"en": "same paragraph", "zh": "同一段落"},
+    "11 pairs different": {"en": "different paragraphs", "zh": "不同段落"},
+    "11 pair words": {"en": "words per sentence", "zh": "每句词数"},
+    "11 pair example": {"en": "{label}: A = {first} | B = {second}", "zh": "{label}：A = {first} | B = {second}"},
+    "11 overlap baseline": {"en": "shared words alone (a logistic regression on them): test error {error:.3f}",
+                            "zh": "只看共有的词（在其上做逻辑回归）：测试错误率 {error:.3f}"},
+    "11 pair bert": {"en": "{model}: {tokens:,} words of training (section 9's BERT: {words:,}); next-sentence "
+                           "accuracy on {pairs:,} held-out pairs {accuracy:.1%} (chance 50%), perplexity of masked "
+                           "words {perplexity:.0f}",
+                     "zh": "{model}：训练了 {tokens:,} 个词（第 9 节的 BERT：{words:,}）；在 {pairs:,} 个留出句对上，"
+                           "下一句预测的准确率为 {accuracy:.1%}（随机水平 50%），被遮住的词的困惑度为 "
+                           "{perplexity:.0f}"},
     "11 gpt reads": {"en": "GPT reads: {tokens}", "zh": "GPT 读到的是：{tokens}"},
     "11 bert reads": {"en": "BERT reads: {tokens}", "zh": "BERT 读到的是：{tokens}"},
     "11 no ulmfit curve": {

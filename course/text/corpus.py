@@ -335,25 +335,40 @@ def _build_wiki_en_articles() -> Corpus:
     return from_sentences(list(articles), name="wiki-en-articles", language="en")
 
 
-def _build_peoples_daily() -> Corpus:
-    sentences, tags = [], []
+def _peoples_daily_paragraphs() -> Iterator[list[tuple[list[str], list[str]]]]:
+    """Each line (a paragraph, a headline or a byline) of People's Daily as its sentences, each
+    ``(words, tags)``: a sentence ends at a Chinese full stop, question or exclamation mark, and the
+    punctuation (tag ``w``) is dropped."""
     with open(people_daily_file(), encoding="utf-8") as handle:
         for line in handle:
-            words, word_tags = [], []
+            sentences, words, word_tags = [], [], []
             for item in line.split():
                 word, _, tag = item.rpartition("/")
                 if tag == "w":  # punctuation: it ends a sentence or is dropped
                     if word in tokenize.CHINESE_SENTENCE_END and words:
-                        sentences.append(words)
-                        tags.append(word_tags)
+                        sentences.append((words, word_tags))
                         words, word_tags = [], []
                     continue
                 words.append(word)
                 word_tags.append(tag)
             if words:
-                sentences.append(words)
-                tags.append(word_tags)
-    return from_sentences(sentences, name="peoples-daily-zh", language="zh", tags=tags)
+                sentences.append((words, word_tags))
+            if sentences:
+                yield sentences
+
+
+def _build_peoples_daily() -> Corpus:
+    sentences = [sentence for paragraph in _peoples_daily_paragraphs() for sentence in paragraph]
+    return from_sentences([words for words, _ in sentences], name="peoples-daily-zh", language="zh",
+                          tags=[tags for _, tags in sentences])
+
+
+def peoples_daily_paragraphs() -> np.ndarray:
+    """``(S,)`` int64: the paragraph (line of the file, counting those with a word) of each of the S
+    sentences of ``load_corpus("peoples-daily-zh")``, in its order; also the first S' of them for its
+    first S' sentences (the smoke profile's)."""
+    return np.concatenate([np.full(len(paragraph), number, dtype=np.int64)
+                           for number, paragraph in enumerate(_peoples_daily_paragraphs())])
 
 
 def _build_text8(progress: bool) -> Corpus:

@@ -20,7 +20,9 @@ One job per file:
 - :mod:`~course.transformer.course_models`: the models the notebooks share, per corpus, objective and profile;
 - :mod:`~course.transformer.bert_input`: one BERT pretraining example, ``[CLS] A [SEP] B [SEP]`` with segments;
 - :mod:`~course.transformer.classifier`: :func:`~course.transformer.classifier.fine_tune`, a pretrained model
-  fine-tuned with a classifier head, GPT's input transformation or BERT's ``[CLS]``.
+  fine-tuned with a classifier head, GPT's input transformation or BERT's ``[CLS]``, on single texts or pairs;
+- :mod:`~course.transformer.next_sentence`: BERT pretrained on pairs of sentences with segments, the masked LM
+  and next-sentence prediction, or the masked LM alone on the same pairs.
 
 What it shares with the biLM and ULMFiT (the training state, the held-out split, precision, the model
 file, resuming, keeping the best, the bookkeeping of a run) is in :mod:`course.lm`.

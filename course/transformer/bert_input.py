@@ -12,9 +12,11 @@ with ``segment_t`` = 0 (A) from ``[CLS]`` to the first ``[SEP]`` and 1 (B) after
 the sentence that follows A in the text (``IsNext``), half the time a sentence drawn at random
 (``NotNext``); next-sentence prediction (NSP) is a binary classifier on the top state of ``[CLS]``,
 trained beside the masked LM. RoBERTa (Liu et al., 2019) found NSP unnecessary: trained on the masked
-LM alone, with full sentences, it did as well or better. The course's BERT is pretrained that way, on
-the masked LM alone, one sentence at a time as ``<bos> w_1 .. w_n <eos>`` (its ``[CLS]`` and
-``[SEP]``), so it has no segment table; :func:`bert_example` only shows what BERT's input looks like.
+LM alone, with full sentences, it did as well or better. The course's BERT
+(:func:`~course.transformer.course_transformer`) is pretrained that way, on the masked LM alone, one
+sentence at a time as ``<bos> w_1 .. w_n <eos>`` (its ``[CLS]`` and ``[SEP]``), so it has no segment
+table; :func:`bert_example` shows what BERT's input looks like, and
+:mod:`~course.transformer.next_sentence` pretrains a BERT on such pairs, with NSP or without.
 """
 
 from __future__ import annotations

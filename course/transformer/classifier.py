@@ -30,12 +30,29 @@ BERT-style, for a masked model: ``[CLS] w_1 .. w_n [SEP]``, each position's inpu
 sentence between them, at these places. It was pretrained on single sentences, without segments or
 next-sentence prediction (:mod:`~course.transformer.bert_input`), so S is new here and starts at
 zero, leaving the pretrained input unchanged at step 0; a single text is one segment, A, so only
-S[0] trains (a second segment, B, is for pairs of texts). The head reads the top state at ``[CLS]``,
-with no pooler (BERT's tanh pooler was trained by next-sentence prediction, which ours never had):
+S[0] trains (a second segment, B, is for pairs of texts). A BERT pretrained on pairs
+(:mod:`~course.transformer.next_sentence`) brings its own S. The head reads the top state at
+``[CLS]``, with no pooler (BERT's tanh pooler was trained by next-sentence prediction, which the
+course's BERT never had; the same head for every BERT keeps them comparable):
 
     P(y | x) = softmax(Dropout(LN(h_[CLS])) W_y + b_y),               L = -log P(y | x)
 
 BERT fine-tunes on the task's loss alone, so ``lm_weight`` is not used for a masked model.
+
+A *pair* of texts (A, B), given as a 2-tuple of word lists, is wrapped as each paper wraps one for a
+pair task, each text cut to fit the position table:
+
+- GPT, for similarity (section 3.3): the two orders, each with a delimiter (a third new row,
+  ``<delim>``), run through the network apart, and the two top states at ``<extract>`` added
+  before the head, since "same or not" does not depend on the order:
+
+      <start> A <delim> B <extract>   and   <start> B <delim> A <extract>,     h = h^m_AB + h^m_BA
+
+  with the auxiliary LM loss over the words of both sequences;
+- BERT: ``[CLS] A [SEP] B [SEP]``, s_t = 0 from ``[CLS]`` to the first ``[SEP]`` and 1 after it. A
+  network pretrained with segments and next-sentence prediction
+  (:mod:`~course.transformer.next_sentence`) brings its S; for the others S starts at zero, and
+  S[1] learns during fine-tuning what marks the second text.
 
 Training (:func:`fine_tune`): AdamW (weight decay on the weight matrices only), the learning rate
 rising linearly over the first ``warmup_share`` of the steps and then falling linearly to 0 (as both
@@ -205,17 +222,17 @@ class TransformerClassifier(nn.Module):
             torch.manual_seed(config.seed)
             if self.style == "GPT":
                 pretrained = self.network.token_embedding.weight.detach()
-                table = nn.Embedding(self.vocab_size + 2, dim)  # E' = [E; e_start; e_extract]
+                table = nn.Embedding(self.vocab_size + 3, dim)  # E' = [E; e_start; e_extract; e_delim]
                 with torch.no_grad():
                     table.weight[:self.vocab_size] = pretrained
                     nn.init.normal_(table.weight[self.vocab_size:], std=0.02)
                 self.network.token_embedding = table
                 self.start_id, self.end_id = self.vocab_size, self.vocab_size + 1
-                self.segment_embedding = None
+                self.delimiter_id = self.vocab_size + 2
             else:
                 self.start_id, self.end_id = model.words.bos_id, model.words.eos_id  # [CLS], [SEP]
-                self.segment_embedding = nn.Embedding(2, dim)  # S: segments A and B
-                nn.init.zeros_(self.segment_embedding.weight)
+                self.delimiter_id = self.end_id  # [SEP] between A and B
+                self.network.add_segments()  # S: segments A and B, zeros unless pretrained with pairs
             self.dropout = nn.Dropout(config.dropout)
             self.head = nn.Linear(dim, classes)  # W_y, b_y
             nn.init.normal_(self.head.weight, std=0.02)
@@ -227,6 +244,11 @@ class TransformerClassifier(nn.Module):
         return self.head.weight.device
 
     @property
+    def segment_embedding(self) -> nn.Embedding | None:
+        """S ``(2, d)``, BERT's segment table (None for GPT)."""
+        return self.network.segment_embedding
+
+    @property
     def start_token(self) -> str:
         return "<start>" if self.style == "GPT" else "[CLS]"
 
@@ -234,31 +256,48 @@ class TransformerClassifier(nn.Module):
     def end_token(self) -> str:
         return "<extract>" if self.style == "GPT" else "[SEP]"
 
-    def inputs(self, texts: Sequence[Sequence[str]]) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(ids, mask)``, both ``(B, T)``: each text cut to ``max_tokens`` words, as vocabulary ids
-        (unseen words ``<unk>``) between the start and end tokens, padded to T = the longest + 2;
-        ``mask`` is True at real positions."""
-        encoded = [self.words.encode(list(text)[:self.max_tokens]) for text in texts]
-        width = max(len(ids) for ids in encoded) + 2
-        ids = np.full((len(encoded), width), self.words.pad_id, dtype=np.int64)
-        mask = np.zeros((len(encoded), width), dtype=bool)
-        for row, sentence in enumerate(encoded):
-            ids[row, :len(sentence) + 2] = [self.start_id, *sentence, self.end_id]
-            mask[row, :len(sentence) + 2] = True
-        return torch.from_numpy(ids).to(self.device), torch.from_numpy(mask).to(self.device)
+    def _cut(self, text, pair: bool) -> np.ndarray:
+        """A text's ids, cut to ``max_tokens`` words, and for one of a pair to half the position table."""
+        limit = min(self.max_tokens, (self.model_config.max_words - 1) // 2) if pair else self.max_tokens
+        return self.words.encode(list(text)[:limit])
 
-    def top_states(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """``(B, T)`` ids and mask -> ``(B, T, d)`` top states: the blocks over
-        x_t = E'[id_t] + P[t] (+ S[0] for BERT, every position in segment A), as the pretrained
-        network computes them, its causal mask included for GPT."""
-        network = self.network
-        x = network.token_embedding(ids)  # (B, T, d)
-        if self.segment_embedding is not None:
-            x = x + self.segment_embedding(torch.zeros_like(ids))
-        h = network.dropout(x + network.position_embedding(torch.arange(ids.shape[1], device=ids.device)))
-        for block in network.blocks:
-            h, _ = block(h, mask, network.causal, False)
-        return h
+    def sequences(self, texts) -> tuple[list[list[int]], list[list[int]]]:
+        """The id sequences the network reads and their segments: one per single text
+        (``start w_1 .. w_n end``), and per pair (a 2-tuple of word lists) BERT's one
+        (``[CLS] A [SEP] B [SEP]``, segments 0 .. 0 1 .. 1) or GPT's two orders, all the first orders
+        and then all the second ones (``<start> A <delim> B <extract>``, then B before A)."""
+        pairs = [is_pair(text) for text in texts]
+        if any(pairs) and not all(pairs):
+            raise SettingError("give single texts or pairs of texts, not both in one batch")
+        if not any(pairs):
+            ids = [[self.start_id, *self._cut(text, False), self.end_id] for text in texts]
+            return ids, [[0] * len(row) for row in ids]
+        cut = [(self._cut(a, True), self._cut(b, True)) for a, b in texts]
+        if self.style == "BERT":
+            ids = [[self.start_id, *a, self.delimiter_id, *b, self.end_id] for a, b in cut]
+            return ids, [[0] * (len(a) + 2) + [1] * (len(b) + 1) for a, b in cut]
+        ids = [[self.start_id, *first, self.delimiter_id, *second, self.end_id]
+               for order in (0, 1) for first, second in (pair if order == 0 else pair[::-1] for pair in cut)]
+        return ids, [[0] * len(row) for row in ids]
+
+    def inputs(self, texts) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(ids, mask, segments)``, each ``(R, T)``, of :meth:`sequences` padded to the longest
+        (R = B, or 2B for GPT's pairs); ``mask`` is True at real positions."""
+        sequences, segments = self.sequences(texts)
+        width = max(len(row) for row in sequences)
+        ids = np.full((len(sequences), width), self.words.pad_id, dtype=np.int64)
+        mask = np.zeros((len(sequences), width), dtype=bool)
+        segment_ids = np.zeros((len(sequences), width), dtype=np.int64)
+        for row, (sequence, segment) in enumerate(zip(sequences, segments, strict=True)):
+            ids[row, :len(sequence)], segment_ids[row, :len(sequence)] = sequence, segment
+            mask[row, :len(sequence)] = True
+        return tuple(torch.from_numpy(a).to(self.device) for a in (ids, mask, segment_ids))
+
+    def top_states(self, ids: torch.Tensor, mask: torch.Tensor, segments: torch.Tensor | None = None) -> torch.Tensor:
+        """``(R, T)`` ids, mask and segments -> ``(R, T, d)`` top states: the blocks over
+        x_t = E'[id_t] + P[t] (+ S[s_t] for BERT), as the pretrained network computes them, its
+        causal mask included for GPT."""
+        return self.network(ids, mask, segments=segments).layers[-1]
 
     def read_positions(self, mask: torch.Tensor) -> torch.Tensor:
         """``(B,)`` the position the head reads: ``<extract>`` (the last real one) for GPT, ``[CLS]`` (0) for BERT."""
@@ -267,23 +306,26 @@ class TransformerClassifier(nn.Module):
 
     def logits_and_lm_loss(self, texts: Sequence[Sequence[str]]) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits (B, C), L_1)``: the head's scores, and for GPT the auxiliary LM loss L_1, the mean
-        -log p(w_{t+1} | <start> w_1 .. w_t) over the texts' words (0 for BERT)."""
-        ids, mask = self.inputs(texts)
-        top = self.top_states(ids, mask)  # (B, T, d)
+        -log p(w_{t+1} | <start> w_1 .. w_t) over the texts' words (0 for BERT). ``texts``: lists of
+        words, or 2-tuples of them (pairs)."""
+        ids, mask, segments = self.inputs(texts)
+        top = self.top_states(ids, mask, segments)  # (R, T, d)
         normed = self.network.final_norm(top)
-        read = normed[torch.arange(len(ids), device=ids.device), self.read_positions(mask)]  # (B, d)
+        read = normed[torch.arange(len(ids), device=ids.device), self.read_positions(mask)]  # (R, d)
+        if len(read) == 2 * len(texts):  # GPT's two orders of each pair: h = h^m_AB + h^m_BA
+            read = read[:len(texts)] + read[len(texts):]
         logits = self.head(self.dropout(read)).float()
         if self.style != "GPT":
             return logits, logits.new_zeros(())
         targets = ids[:, 1:]
-        predicted = mask[:, 1:] & (targets != self.end_id)  # the words, not <extract>
+        predicted = mask[:, 1:] & (targets != self.end_id) & (targets != self.delimiter_id)  # the words only
         if not predicted.any():
             return logits, logits.new_zeros(())
         # the pretrained softmax over its V words (not <start> and <extract>, the rows added after them)
         return logits, -self.network.target_log_probabilities(top[:, :-1][predicted], targets[predicted]).mean()
 
     def forward(self, texts: Sequence[Sequence[str]]) -> torch.Tensor:
-        """Lists of words -> ``(B, C)`` logits."""
+        """Lists of words (or pairs of them) -> ``(B, C)`` logits."""
         return self.logits_and_lm_loss(texts)[0]
 
     def loss(self, texts: Sequence[Sequence[str]], labels: Sequence[int],
@@ -300,11 +342,11 @@ class TransformerClassifier(nn.Module):
     @torch.no_grad()
     def predict(self, texts: Sequence[Sequence[str]], batch_size: int = 64) -> np.ndarray:
         """The most likely label of each text (int array), in eval mode (then back to the mode it was in)."""
-        texts = [list(t) for t in texts]
+        texts = [as_text(t) for t in texts]
         was_training = self.training
         self.eval()
         out = np.zeros(len(texts), dtype=np.int64)
-        order = np.argsort([len(t) for t in texts], kind="stable")
+        order = np.argsort([text_length(t) for t in texts], kind="stable")
         try:
             with autocast(self.device, precision_dtype(self.model_config, self.device)):
                 for start in range(0, len(order), batch_size):
@@ -317,6 +359,24 @@ class TransformerClassifier(nn.Module):
     def error_rate(self, texts: Sequence[Sequence[str]], labels: Sequence[int]) -> float:
         """The share of ``texts`` whose label it gets wrong."""
         return float(np.mean(self.predict(texts) != np.asarray(list(labels))))
+
+
+def is_pair(text) -> bool:
+    """Whether ``text`` is a pair of texts (a 2-tuple of word lists), not a list of words."""
+    return isinstance(text, tuple) and len(text) == 2 and all(not isinstance(part, str) for part in text)
+
+
+def as_text(text):
+    """A list of words, or a pair of lists of words (a :class:`~course.tasks.pairs.SentencePair`'s two
+    sentences, or any 2-tuple of word lists)."""
+    if hasattr(text, "first") and hasattr(text, "second"):
+        return (list(text.first), list(text.second))
+    return (list(text[0]), list(text[1])) if is_pair(text) else list(text)
+
+
+def text_length(text) -> int:
+    """Words of a text, or of both texts of a pair."""
+    return len(text[0]) + len(text[1]) if is_pair(text) else len(text)
 
 
 def learning_rate(config: FineTuneConfig, step: int, total_steps: int) -> float:
@@ -349,7 +409,7 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
         SettingError: no texts or no dev texts, labels that do not match the texts, or a model whose
             vocabulary holds less than :data:`MIN_COVERAGE` of the texts' words (another language).
     """
-    texts, dev_texts = [list(t) for t in texts], [list(t) for t in dev_texts]
+    texts, dev_texts = [as_text(t) for t in texts], [as_text(t) for t in dev_texts]
     labels, dev_labels = np.asarray(list(labels), dtype=np.int64), np.asarray(list(dev_labels), dtype=np.int64)
     if not texts or not dev_texts:
         raise SettingError("fine-tuning needs labelled texts and dev texts to choose the epoch on")
@@ -359,7 +419,7 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
     classes = classes or max(2, int(max(labels.max(), dev_labels.max())) + 1)
     if labels.min() < 0 or max(labels.max(), dev_labels.max()) >= classes:
         raise SettingError(f"labels must be 0 .. {classes - 1}")
-    check_language(model, texts)
+    check_language(model, [words for text in texts for words in (text if is_pair(text) else [text])])
     device = resolve_device(config.device)
     dtype = precision_dtype(model.config, device)
     classifier = TransformerClassifier(model, classes, config).to(device)
@@ -367,7 +427,7 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
     rest = [p for p in classifier.parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr)
-    lengths = np.array([min(len(t), classifier.max_tokens) for t in texts])
+    lengths = np.array([min(text_length(t), classifier.max_tokens) for t in texts])
     steps_per_epoch = math.ceil(len(texts) / config.batch_size)
     total_steps = config.epochs * steps_per_epoch
     measured = evaluation_epochs(config.epochs, config.evaluations)
@@ -446,5 +506,35 @@ def fine_tune_run(name: str, model: Transformer, data, count: int | str, seed: i
                            [r.label for r in dev], replace(config, seed=seed))
     return {"variant": name, "labels": len(train), "seed": seed,
             "error": classifier.error_rate([r.words for r in test], [r.label for r in test]),
+            "dev_error": classifier.history[classifier.best_epoch - 1]["dev_error"],
+            "best_epoch": classifier.best_epoch, "epochs": classifier.epochs, "seconds": classifier.seconds}
+
+
+def pair_task_runs(models: dict[str, Transformer], data, seeds: Sequence[int],
+                   config: FineTuneConfig = FineTuneConfig(),
+                   workers: int | None = None, on_run: Callable[[dict], None] | None = None) -> list[dict]:
+    """Fine-tune every model on the sentence-pair task with every seed (notebook 11's section 9c).
+
+    Args:
+        models: ``{name: pretrained Transformer}``; the name is the rows' ``variant``.
+        data: a :class:`~course.tasks.pairs.PairData`: all of its train pairs, the epoch chosen on its dev
+            pairs, the error measured on its test pairs.
+        config: the settings (``seed`` is set per run); workers, on_run: as :func:`fine_tune_runs`'s.
+
+    Returns:
+        One dict per run, model by model, then seed: ``variant``, ``labels``, ``seed``, ``error`` (test),
+        ``dev_error`` (of the kept epoch), ``best_epoch``, ``epochs``, ``seconds``.
+    """
+    jobs = [(name, model, data, seed, config) for name, model in models.items() for seed in seeds]
+    return run_jobs(pair_task_run, jobs, workers, None if on_run is None else lambda _, row: on_run(row))
+
+
+def pair_task_run(name: str, model: Transformer, data, seed: int, config: FineTuneConfig = FineTuneConfig()) -> dict:
+    """One run of :func:`pair_task_runs` (its row)."""
+    labels = [pair.label for pair in data.train]
+    classifier = fine_tune(model, data.train, labels, data.dev, [pair.label for pair in data.dev],
+                           replace(config, seed=seed))
+    return {"variant": name, "labels": len(labels), "seed": seed,
+            "error": classifier.error_rate(data.test, [pair.label for pair in data.test]),
             "dev_error": classifier.history[classifier.best_epoch - 1]["dev_error"],
             "best_epoch": classifier.best_epoch, "epochs": classifier.epochs, "seconds": classifier.seconds}

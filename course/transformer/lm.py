@@ -6,9 +6,13 @@ A sentence is wrapped as ``<bos> w_1 .. w_n <eos>`` (positions 0 .. n + 1, at mo
 learned position embeddings,
 
     x_t^{(0)} = E[w_t]                                         layer 0: the word alone, no position
-    h_t^{(0)} = Dropout(E[w_t] + P[t])                         the input of the first block
+    h_t^{(0)} = Dropout(E[w_t] + P[t] (+ S[s_t]))              the input of the first block
     h^{(j)}   = Block_j(h^{(j-1)}),  j = 1 .. L                layer j (the residual stream)
     p(w | h_t^{(L)}) = softmax(LN(h_t^{(L)}) E^T + b)          the softmax shares E (tied weights)
+
+A network pretrained on pairs of sentences (:mod:`~course.transformer.next_sentence`) also has
+BERT's segment table S ``(2, d)``, s_t = 0 in the first sentence and 1 in the second; a single
+sentence is all segment 0.
 
 With ``softmax="adaptive"`` (Grave et al., 2017, tied to the input table as in Baevski and Auli,
 2019) the words are split by frequency at the cutoffs c_0 < c_1 < ..: the head is a softmax over
@@ -106,6 +110,22 @@ class TransformerLM(nn.Module):
             self.cutoffs = adaptive_cutoffs(config, vocab_size)  # () for the full softmax
             self.clusters = nn.Linear(config.dim, len(self.cutoffs)) if self.cutoffs else None  # U, b_U
             self._initialise()
+        self.segment_embedding: nn.Embedding | None = None  # S, for pairs of sentences: add_segments()
+
+    def add_segments(self, std: float = 0.0) -> nn.Embedding:
+        """Give the network BERT's segment table S ``(2, d)`` (drawn from N(0, std^2); 0: zeros, which leave
+        its input as it was), if it has none; the table."""
+        if self.segment_embedding is None:
+            table = nn.Embedding(2, self.config.dim).to(self.token_embedding.weight.device)
+            nn.init.normal_(table.weight, std=std) if std > 0 else nn.init.zeros_(table.weight)
+            self.segment_embedding = table
+        return self.segment_embedding
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """As :meth:`torch.nn.Module.load_state_dict`, first adding the segment table if the weights have one."""
+        if "segment_embedding.weight" in state_dict:
+            self.add_segments()
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _initialise(self) -> None:
         """GPT-2's initialisation: weights ~ N(0, 0.02^2), biases 0, and the projections that add to
@@ -120,20 +140,25 @@ class TransformerLM(nn.Module):
                 nn.init.normal_(linear.weight, std=0.02 / math.sqrt(2 * self.config.layers))
 
     def forward(self, ids: torch.Tensor, padding_mask: torch.Tensor | None = None,
-                need_weights: bool = False) -> TransformerStates:
+                need_weights: bool = False, segments: torch.Tensor | None = None) -> TransformerStates:
         """States of ``<bos> w_1 .. w_n <eos>`` sentences.
 
         Args:
             ids: ``(B, T)`` int64 word ids, T <= ``max_positions``.
             padding_mask: ``(B, T)`` bool, True at real positions (default: all real).
             need_weights: keep every block's attention weights.
+            segments: ``(B, T)`` int64 segment ids s_t (0 or 1), for a network with a segment table
+                (default: all 0); ignored by one without.
         """
         batch, length = ids.shape
         if padding_mask is None:
             padding_mask = torch.ones(batch, length, dtype=torch.bool, device=ids.device)
         tokens = self.token_embedding(ids)  # (B, T, d)
         positions = torch.arange(length, device=ids.device)
-        h = self.dropout(tokens + self.position_embedding(positions))  # (B, T, d)
+        x = tokens + self.position_embedding(positions)  # (B, T, d)
+        if self.segment_embedding is not None:
+            x = x + self.segment_embedding(torch.zeros_like(ids) if segments is None else segments)
+        h = self.dropout(x)
         layers, weights = [], []
         for block in self.blocks:
             h, w = block(h, padding_mask, self.causal, need_weights)

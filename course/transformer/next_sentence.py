@@ -1,0 +1,296 @@
+"""BERT pretrained on pairs of sentences: the masked LM with next-sentence prediction (NSP) and
+segments (Devlin et al., 2019, section 3.1 and appendix A.1), or the masked LM alone on the same
+pairs.
+
+Each training sentence A that has a next sentence in its paragraph is one example per epoch. B is
+that next sentence half the time (IsNext) and a training sentence drawn at random the other half
+(NotNext), drawn from (seed, epoch). The network reads
+
+    [CLS] a_1 .. a_m [SEP] b_1 .. b_n [SEP],      x_t = E[w_t] + P[t] + S[s_t]
+
+with s_t = 0 up to the first ``[SEP]`` and 1 after it (the vocabulary's ``<bos>`` and ``<eos>``
+serve as ``[CLS]`` and ``[SEP]``, as in :mod:`~course.transformer.classifier`; each sentence is cut
+to half the position table). The loss of a batch is
+
+    L = L_MLM + L_NSP,     L_NSP = -log softmax(W_c tanh(W_p LN(h_[CLS]) + b_p) + b_c)_{IsNext}
+
+where L_MLM is the masked LM's mean negative log-likelihood (15% of the words chosen, 80/10/10,
+drawn per batch from (seed, epoch, batch): :func:`~course.transformer.perplexity.corrupt`) and the
+pooler (W_p, b_p) and the classifier (W_c, b_c) read the top state of ``[CLS]``. With ``nsp=False``
+the same examples, in the same order and with the same masks, train on L_MLM alone: the control
+that tells what NSP adds from what reading pairs adds. The pooler and the NSP classifier are not
+kept: fine-tuning puts a head of its own on LN(h_[CLS]).
+
+The vocabulary and the held-out sentences are those of :func:`~course.transformer.train_transformer`
+with the same config, so the model compares with the course's BERT pretrained on single sentences.
+After training, ``model.state.heldout`` holds one entry: the masked LM's perplexity and the NSP
+accuracy on pairs whose A is a held-out sentence (masks and B's drawn from a fixed seed).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..devices import resolve_device
+from ..divergence import perplexity
+from ..errors import SettingError
+from ..lm.batches import length_batches
+from ..lm.heldout import split_heldout
+from ..lm.precision import autocast
+from ..lm.threads import cpu_threads
+from ..paths import load_saved, models_dir
+from .config import TransformerConfig
+from .data import Batch
+from .masking import IGNORE
+from .model import Transformer
+from .perplexity import EVALUATION_SEED, corrupt, generator, precision_dtype
+from .training import learning_rate, vocabulary
+
+VARIANTS = {True: "bert-nsp", False: "bert-pairs"}  # file names' prefixes: with NSP, the masked LM alone
+
+
+class NextSentenceHead(nn.Module):
+    """BERT's pooler and NSP classifier: ``(B, d)`` normalised [CLS] states -> ``(B, 2)`` logits."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.pooler = nn.Linear(dim, dim)  # W_p, b_p
+        self.classifier = nn.Linear(dim, 2)  # W_c, b_c: 0 NotNext, 1 IsNext
+        for linear in (self.pooler, self.classifier):
+            nn.init.normal_(linear.weight, std=0.02)
+            nn.init.zeros_(linear.bias)
+
+    def forward(self, cls: torch.Tensor) -> torch.Tensor:
+        return self.classifier(torch.tanh(self.pooler(cls)))
+
+
+def next_sentence_examples(paragraphs: np.ndarray, sentences: np.ndarray, rng: np.random.Generator
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(first, second, is_next)``, each ``(P,)``: one example per sentence of ``sentences`` whose next
+    sentence (number + 1) is in the same paragraph and among ``sentences``; B is that next sentence
+    with probability 1/2, else one of ``sentences`` drawn at random (not the next one)."""
+    sentences = np.asarray(sentences)
+    known = np.zeros(len(paragraphs) + 1, dtype=bool)
+    known[sentences] = True
+    has_next = sentences[(sentences + 1 < len(paragraphs))]
+    has_next = has_next[known[has_next + 1] & (paragraphs[has_next] == paragraphs[np.minimum(has_next + 1,
+                                                                                              len(paragraphs) - 1)])]
+    is_next = rng.random(len(has_next)) < 0.5
+    drawn = sentences[rng.integers(len(sentences), size=len(has_next))]
+    drawn = np.where(drawn == has_next + 1, sentences[(np.searchsorted(sentences, drawn) + 1) % len(sentences)], drawn)
+    return has_next, np.where(is_next, has_next + 1, drawn), is_next
+
+
+class PairIds:
+    """The sentences of a corpus as vocabulary ids, and batches of ``[CLS] A [SEP] B [SEP]`` pairs."""
+
+    def __init__(self, corpus, words, max_positions: int):
+        table = np.asarray([words.word_to_id.get(word, words.unk_id) for word in corpus.types], dtype=np.int64)
+        self.ids, self.offsets, self.words = table[corpus.token_ids], corpus.offsets, words
+        self.max_words = (max_positions - 3) // 2
+
+    def sentence(self, number: int) -> np.ndarray:
+        return self.ids[self.offsets[number]:self.offsets[number + 1]][:self.max_words]
+
+    def lengths(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Positions less two of each pair (what :func:`~course.lm.batches.length_batches` expects)."""
+        cut = np.minimum(np.diff(self.offsets), self.max_words)
+        return cut[first] + cut[second] + 1
+
+    def batch(self, first: np.ndarray, second: np.ndarray) -> tuple[Batch, torch.Tensor]:
+        """A :class:`~course.transformer.data.Batch` of the pairs and their ``(B, T)`` segment ids."""
+        rows = [(self.sentence(a), self.sentence(b)) for a, b in zip(first, second, strict=True)]
+        width = max(len(a) + len(b) + 3 for a, b in rows)
+        ids = np.full((len(rows), width), self.words.pad_id, dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=bool)
+        segments = np.zeros((len(rows), width), dtype=np.int64)
+        for row, (a, b) in enumerate(rows):
+            n = len(a) + len(b) + 3
+            ids[row, :n] = [self.words.bos_id, *a, self.words.eos_id, *b, self.words.eos_id]
+            mask[row, :n] = True
+            segments[row, len(a) + 2:n] = 1
+        batch = Batch(torch.from_numpy(ids), torch.from_numpy(mask), sum(len(a) + len(b) for a, b in rows))
+        return batch, torch.from_numpy(segments)
+
+
+def pair_losses(network, head: NextSentenceHead, pairs: PairIds, first, second, is_next, config, rng,
+                device) -> tuple[torch.Tensor, torch.Tensor, int, torch.Tensor]:
+    """``(mlm_loss, nll_sum, predictions, nsp_logits)`` of one batch of pairs (masks drawn from ``rng``)."""
+    batch, segments = pairs.batch(first, second)
+    inputs, targets = corrupt(batch, pairs.words, config, rng)
+    mask, targets = batch.mask.to(device), targets.to(device)
+    top = network(inputs.to(device), mask, segments=segments.to(device)).layers[-1]
+    chosen = targets != IGNORE
+    nll = -network.target_log_probabilities(top[chosen], targets[chosen]).sum()
+    count = int(chosen.sum())
+    logits = head(network.final_norm(top[:, 0])).float()
+    return nll / max(count, 1), nll.detach(), count, logits
+
+
+def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, nsp: bool = True,
+                    progress: bool = True) -> Transformer:
+    """Pretrain a BERT on pairs of ``corpus``'s sentences (see the module's docstring).
+
+    Args:
+        corpus: the :class:`~course.text.corpus.Corpus`; ``paragraphs``: ``(S,)`` the paragraph of each
+            of its sentences (a next sentence is looked for within a paragraph).
+        config: a masked Transformer's settings (``epochs`` passes over the examples, ``batch_tokens``
+            positions per batch, the learning-rate schedule of :func:`~course.transformer.training.learning_rate`).
+        nsp: train next-sentence prediction beside the masked LM (False: the masked LM alone).
+
+    Returns:
+        The :class:`~course.transformer.model.Transformer` with its segment table, ``state.history``
+        one entry per epoch (``epoch``, ``mlm_loss``, ``nsp_loss``, ``nsp_accuracy``) and
+        ``state.heldout`` the held-out measurement.
+
+    Raises:
+        SettingError: a causal config, or a corpus without a sentence followed by another of its paragraph.
+    """
+    if config.objective != "masked":
+        raise SettingError(f"next-sentence prediction pretrains a masked model; got objective {config.objective!r}")
+    paragraphs = np.asarray(paragraphs)[:corpus.num_sentences]
+    if len(paragraphs) != corpus.num_sentences:
+        raise SettingError(f"{len(paragraphs)} paragraph numbers for {corpus.num_sentences} sentences")
+    device = resolve_device(config.device)
+    dtype = precision_dtype(config, device)
+    train_sentences, heldout_sentences = split_heldout(corpus, config)
+    words = vocabulary(corpus, train_sentences, config)
+    model = Transformer(config, words, device=str(device))
+    network = model.network
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed + 1)
+        network.add_segments(std=0.02)
+        head = NextSentenceHead(config.dim).to(device)
+    pairs = PairIds(corpus, words, config.max_positions)
+    examples = next_sentence_examples(paragraphs, train_sentences, np.random.default_rng([config.seed, 0]))
+    if len(examples[0]) == 0:
+        raise SettingError(f"corpus {corpus.name!r} has no sentence followed by another of its paragraph")
+    steps_per_epoch = len(length_batches(pairs.lengths(examples[0], examples[1]), config.batch_tokens))
+    total_steps = config.epochs * steps_per_epoch
+    parameters = [*network.parameters(), *head.parameters()]
+    decay, rest = [p for p in parameters if p.dim() >= 2], [p for p in parameters if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
+    from ..progress import progress_bar
+
+    step = 0
+    name = "BERT, masked LM + NSP" if nsp else "BERT, masked LM on pairs"
+    with cpu_threads(device, config.threads), progress_bar(total=total_steps, desc=name, unit="step",
+                                                           disable=not progress) as bar:
+        for epoch in range(1, config.epochs + 1):
+            clock = time.perf_counter()
+            first, second, is_next = next_sentence_examples(paragraphs, train_sentences,
+                                                            np.random.default_rng([config.seed, epoch]))
+            batches = length_batches(pairs.lengths(first, second), config.batch_tokens,
+                                     np.random.default_rng([config.seed, epoch, 1]))
+            network.train(), head.train()
+            torch.manual_seed(config.seed * 1_000 + epoch)
+            sums = {"mlm": 0.0, "nsp": 0.0, "right": 0, "pairs": 0, "batches": 0}
+            for number, rows in enumerate(batches):
+                for group in optimizer.param_groups:
+                    group["lr"] = learning_rate(config, step, total_steps)
+                labels = torch.from_numpy(is_next[rows].astype(np.int64)).to(device)
+                with autocast(device, dtype):
+                    mlm, _, _, logits = pair_losses(network, head, pairs, first[rows], second[rows], is_next[rows],
+                                                    config, generator(config.seed, epoch, number), device)
+                nsp_loss = nn.functional.cross_entropy(logits, labels)
+                loss = mlm + nsp_loss if nsp else mlm
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(parameters, config.clip_norm)
+                optimizer.step()
+                step += 1
+                model.state.tokens += int(pairs.lengths(first[rows], second[rows]).sum()) - len(rows)
+                sums["mlm"] += mlm.item()
+                sums["nsp"] += nsp_loss.item()
+                sums["right"] += int((logits.argmax(-1) == labels).sum())
+                sums["pairs"] += len(rows)
+                sums["batches"] += 1
+                bar.update(1)
+                bar.set_postfix(mlm=f"{mlm.item():.2f}", nsp=f"{nsp_loss.item():.2f}", refresh=False)
+            model.state.history.append({"epoch": epoch, "mlm_loss": sums["mlm"] / sums["batches"],
+                                        "nsp_loss": sums["nsp"] / sums["batches"],
+                                        "nsp_accuracy": sums["right"] / sums["pairs"]})
+            model.state.seconds += time.perf_counter() - clock
+    model.state.step, model.state.epoch, model.state.finished = step, config.epochs, True
+    model.state.heldout.append({"epoch": config.epochs, "step": step,
+                                **evaluate_pairs(network, head, pairs, paragraphs, train_sentences,
+                                                 heldout_sentences, config, device)})
+    network.eval()
+    return model
+
+
+@torch.no_grad()
+def evaluate_pairs(network, head, pairs: PairIds, paragraphs, train_sentences, heldout_sentences, config,
+                   device) -> dict:
+    """``{"perplexity", "nsp_accuracy", "pairs"}`` on pairs whose A is a held-out sentence."""
+    sentences = np.union1d(train_sentences, heldout_sentences)
+    first, second, is_next = next_sentence_examples(paragraphs, sentences, np.random.default_rng(EVALUATION_SEED))
+    keep = np.isin(first, heldout_sentences)
+    first, second, is_next = first[keep], second[keep], is_next[keep]
+    network.eval(), head.eval()
+    total, count, right = 0.0, 0, 0
+    for number, rows in enumerate(length_batches(pairs.lengths(first, second), 2 * config.batch_tokens)):
+        _, nll, predictions, logits = pair_losses(network, head, pairs, first[rows], second[rows], is_next[rows],
+                                                  config, generator(EVALUATION_SEED, number), device)
+        total, count = total + float(nll), count + predictions
+        right += int((logits.argmax(-1).cpu().numpy() == is_next[rows]).sum())
+    return {"perplexity": perplexity(total / max(count, 1)) if count else math.nan,
+            "nsp_accuracy": right / max(len(first), 1), "pairs": int(len(first))}
+
+
+def pair_bert_path(corpus_name: str, nsp: bool, profile: str | None = None) -> Path:
+    """``build/models/bert-nsp-<corpus>.pt`` (masked LM + NSP) or ``bert-pairs-<corpus>.pt`` (masked LM alone)."""
+    return models_dir(profile) / f"{VARIANTS[bool(nsp)]}-{corpus_name}.pt"
+
+
+def course_pair_bert(corpus_name: str, nsp: bool = True, profile: str | None = None,
+                     progress: bool = True) -> Transformer:
+    """The course's BERT of People's Daily pretrained on pairs of sentences, with NSP or without: loaded
+    if saved with the settings of the course's BERT (:func:`~course.transformer.course_models.course_config`),
+    else trained now and saved. An epoch has one pair per sentence followed by another of its paragraph
+    (a little over half of the sentences), each pair two sentences, so the same epochs read about as
+    many words as that BERT did."""
+    from ..lm.corpus import course_corpus
+    from ..text.corpus import peoples_daily_paragraphs
+    from .course_models import course_config
+
+    if corpus_name != "peoples-daily-zh":
+        raise SettingError(f"the sentence pairs need paragraphs, which only peoples-daily-zh records; got "
+                           f"{corpus_name!r}")
+    config = course_config(corpus_name, "masked", profile)
+    path = pair_bert_path(corpus_name, nsp, profile)
+    saved = load_saved(path, Transformer.load, "BERT", settings=config.to_dict())
+    if saved is not None:
+        return saved
+    model = train_pair_bert(course_corpus(corpus_name, profile), peoples_daily_paragraphs(), config, nsp, progress)
+    model.save(path)
+    return model
+
+
+
+def course_pair_berts(corpus_name: str, profile: str | None = None, progress: bool = True,
+                      workers: int | None = None) -> dict[bool, Transformer]:
+    """Both of :func:`course_pair_bert`'s models, ``{True: with NSP, False: masked LM alone}``: the saved
+    ones loaded, the others trained side by side (one per core, :func:`course.parallel.run_jobs`), each
+    on one thread as it trains alone, and saved."""
+    from ..parallel import run_jobs
+
+    missing = [nsp for nsp in (True, False) if not pair_bert_path(corpus_name, nsp, profile).is_file()]
+    if missing:
+        if progress:
+            print(f"training {len(missing)} BERT{'s' if len(missing) > 1 else ''} on pairs of sentences: "
+                  f"{', '.join(pair_bert_path(corpus_name, nsp, profile).stem for nsp in missing)}", flush=True)
+        run_jobs(_train_pair_bert_job, [(corpus_name, nsp, profile) for nsp in missing], workers=workers)
+    return {nsp: course_pair_bert(corpus_name, nsp, profile, progress=False) for nsp in (True, False)}
+
+
+def _train_pair_bert_job(corpus_name: str, nsp: bool, profile: str | None) -> str:
+    course_pair_bert(corpus_name, nsp, profile, progress=False)
+    return str(pair_bert_path(corpus_name, nsp, profile))
