@@ -4,8 +4,8 @@
     python benchmarks/ner_learning_curve.py --counts 3000 all --inputs learned word2vec elmo
 
 Prints one table of test entity F1 (mean ± half range over seeds), one of F1 on entities of words the labels never
-showed, and the seconds per run. Uses the course's People's Daily vectors and biLM from build/models/ (trained and
-saved if missing).
+showed, and the seconds per run. Uses the course's People's Daily vectors, biLM and BERT from build/models/ (each
+trained and saved if missing, and only when an input needs it).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from course.static.course_models import course_vectors
 from course.tagger import INPUTS, TaggerConfig
 from course.tagger.curves import curve_table, learning_curve
 from course.tasks.ner import ner_data
+from course.transformer import course_transformer
 
 
 def main() -> None:
@@ -43,8 +44,10 @@ def main() -> None:
     vectors = {"word2vec": course_vectors("skipgram-neg", "peoples-daily-zh"),
                "glove": course_vectors("glove", "peoples-daily-zh")}
     elmo = course_elmo("peoples-daily-zh") if any(name.startswith("elmo") for name in args.inputs) else None
+    bert = (course_transformer("peoples-daily-zh", "masked") if any(name.startswith("bert") for name in args.inputs)
+            else None)
     started = time.perf_counter()
-    rows = learning_curve(data, args.inputs, counts, args.seeds, dev, test, vectors=vectors, elmo=elmo,
+    rows = learning_curve(data, args.inputs, counts, args.seeds, dev, test, vectors=vectors, elmo=elmo, bert=bert,
                           config=TaggerConfig(epochs=args.epochs, device="auto"),
                           on_run=lambda r: print(f"{r['input']} {r['labels']:,} seed {r['seed']}: F1 {r['f1']:.3f}, "
                                                  f"{r['seconds']:.0f} s", file=sys.stderr, flush=True))
