@@ -93,6 +93,9 @@ def test_the_full_profile_table_says_how_an_archive_spares_the_training(tmp_path
                    models / "elmo-cpu-wiki-en.pt")
         loaded = shared_files_table("06", "full").data
         assert hint not in loaded  # saved with the course's settings: loaded, nothing to spare
+        assert hint in shared_files_table("11", "full").data  # the Chinese biLM it also loads is missing
+        torch.save({"format": "course.elmo/1", "config": course_config("peoples-daily-zh", "full").to_dict()},
+                   models / "elmo-cpu-peoples-daily-zh.pt")
         assert hint not in shared_files_table("11", "full").data.split("|")[-1]  # a missing result is no model
     finally:
         use_edition("en")

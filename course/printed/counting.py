@@ -86,4 +86,16 @@ PRINTED: dict[str, dict[str, str]] = {
     "01 svd dense": {"en": "SVD vectors (dense, k = {k})", "zh": "SVD 向量（稠密，k = {k}）"},
     "01 svd similarity": {"en": "Cosine similarity, count + SVD vectors", "zh": "余弦相似度：count + SVD 向量"},
     "01 tsne title": {"en": "t-SNE of {n} count + SVD vectors", "zh": "{n} 个 count + SVD 向量的 t-SNE"},
+    "01 daily sizes": {
+        "en": "{corpus:17} {tokens:>9,} tokens, {words:>6,} words, {nnz:>10,} non-zero co-occurrence cells "
+              "({share:.2%})",
+        "zh": "{corpus:17} {tokens:>9,} 个词元，{words:>6,} 个词，{nnz:>10,} 个非零共现格子（{share:.2%}）"},
+    "01 daily seconds": {
+        "en": "counts, PPMI and SVD of {corpus}: {seconds:.1f} s",
+        "zh": "{corpus} 的计数、PPMI 和 SVD：用时 {seconds:.1f} 秒"},
+    "01 neighbours in": {"en": "nearest neighbours in {corpus}", "zh": "{corpus} 中的最近邻"},
+    "01 not in vocabulary": {"en": "not in the vocabulary", "zh": "不在词表中"},
+    "01 analogy set": {"en": "analogy questions", "zh": "类比题"},
+    "01 analogy accuracy": {"en": "3CosAdd accuracy", "zh": "3CosAdd 准确率"},
+    "01 word pairs": {"en": "word pairs, Spearman ρ", "zh": "词对，Spearman ρ"},
 }

@@ -321,6 +321,9 @@ PRINTED: dict[str, dict[str, str]] = {
     "04 nearest cosine": {"en": "cosine of the nearest neighbour (mean)", "zh": "与最近邻的余弦（均值）"},
     "04 same band share": {"en": "share of the 5 neighbours in the same band", "zh": "5 个近邻中属于同一频次段的比例"},
     "04 words": {"en": "words", "zh": "词数"},
+    "04 daily trained": {
+        "en": "{corpus:17} {words:>6,} words, {epochs} epochs in {seconds:.1f} s",
+        "zh": "{corpus:17} {words:>6,} 个词，{epochs} 轮，用时 {seconds:.1f} 秒"},
     # notebook 05, static vectors compared
     "05 trained": {
         "en": "{name:<17} {words:,} words, {seconds:5.1f} s",

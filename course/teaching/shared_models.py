@@ -36,7 +36,8 @@ SHARED_FILES = (
     SharedFile("skipgram-neg-peoples-daily-zh.txt", "shared skipgram zh", "05", ("07", "09")),
     SharedFile("glove-peoples-daily-zh.txt", "shared glove zh", "05", ("09",)),
     SharedFile("elmo-cpu-wiki-en.pt", "shared bilm en", "06", ("07", "08", "11"), bilm_of="wiki-en"),
-    SharedFile("elmo-cpu-peoples-daily-zh.pt", "shared bilm zh", "07", ("08", "09", "10"), bilm_of="peoples-daily-zh"),
+    SharedFile("elmo-cpu-peoples-daily-zh.pt", "shared bilm zh", "07", ("08", "09", "10", "11"),
+               bilm_of="peoples-daily-zh"),
     SharedFile("ner-curve-peoples-daily-zh.json", "shared ner curve", "09", ("11",), model=False),
     SharedFile("ulmfit-curve-reviews-zh.json", "shared ulmfit curve", "10", ("11",), model=False),
 )
