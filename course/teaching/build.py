@@ -302,7 +302,7 @@ def build_course(profile: str | None = None, out: Path | None = None, notebooks:
 
 #: Seconds each notebook may take in a full-profile build from nothing (no model saved yet) on two CPU
 #: cores, and the whole build's, the claims included: what a class can wait for.
-FULL_BUDGETS = {"00": 30, "01": 30, "02": 90, "03": 90, "04": 60, "05": 90, "06": 540, "07": 540, "08": 180,
+FULL_BUDGETS = {"00": 30, "01": 30, "02": 90, "03": 90, "04": 90, "05": 90, "06": 540, "07": 540, "08": 180,
                 "09": 300, "10": 300, "11": 360, "claims": 30}
 FULL_TOTAL_BUDGET = 45 * 60
 NOTEBOOK_LIMIT = 10 * 60
