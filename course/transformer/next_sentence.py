@@ -119,7 +119,7 @@ class PairIds:
         return batch, torch.from_numpy(segments)
 
 
-def pair_losses(network, head: NextSentenceHead, pairs: PairIds, first, second, is_next, config, rng,
+def pair_losses(network, head: NextSentenceHead, pairs: PairIds, first, second, config, rng,
                 device) -> tuple[torch.Tensor, torch.Tensor, int, torch.Tensor]:
     """``(mlm_loss, nll_sum, predictions, nsp_logits)`` of one batch of pairs (masks drawn from ``rng``)."""
     batch, segments = pairs.batch(first, second)
@@ -197,7 +197,7 @@ def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, n
                     group["lr"] = learning_rate(config, step, total_steps)
                 labels = torch.from_numpy(is_next[rows].astype(np.int64)).to(device)
                 with autocast(device, dtype):
-                    mlm, _, _, logits = pair_losses(network, head, pairs, first[rows], second[rows], is_next[rows],
+                    mlm, _, _, logits = pair_losses(network, head, pairs, first[rows], second[rows],
                                                     config, generator(config.seed, epoch, number), device)
                 nsp_loss = nn.functional.cross_entropy(logits, labels)
                 loss = mlm + nsp_loss if nsp else mlm
@@ -237,7 +237,7 @@ def evaluate_pairs(network, head, pairs: PairIds, paragraphs, train_sentences, h
     network.eval(), head.eval()
     total, count, right = 0.0, 0, 0
     for number, rows in enumerate(length_batches(pairs.lengths(first, second), 2 * config.batch_tokens)):
-        _, nll, predictions, logits = pair_losses(network, head, pairs, first[rows], second[rows], is_next[rows],
+        _, nll, predictions, logits = pair_losses(network, head, pairs, first[rows], second[rows],
                                                   config, generator(EVALUATION_SEED, number), device)
         total, count = total + float(nll), count + predictions
         right += int((logits.argmax(-1).cpu().numpy() == is_next[rows]).sum())
