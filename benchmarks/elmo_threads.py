@@ -24,7 +24,7 @@ import statistics
 import time
 from contextlib import nullcontext
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
@@ -32,13 +32,13 @@ import numpy as np
 import torch
 
 from course import load_corpus
+from course.core.parallel import run_jobs
 from course.elmo import preset
 from course.elmo.model import Elmo
 from course.elmo.side_by_side import direction_worker, side_by_side_backward
 from course.elmo.training import language_model_data, vocabularies
 from course.lm import split_heldout
 from course.lm.precision import autocast, autocast_dtype
-from course.parallel import run_jobs
 
 WAYS = {"1 thread": (1, False), "2 threads, each product split": (2, False), "directions side by side": (1, True)}
 TWO_AT_ONCE = "two biLMs at once, 1 thread each"

@@ -32,7 +32,7 @@ import json
 import time
 from pathlib import Path
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
@@ -118,7 +118,7 @@ def _setting(text: str) -> tuple[str, object]:
 
 def _train_tokens(corpus, config) -> int:
     train, _ = split_heldout(corpus, config)
-    return int(corpus.sentence_lengths()[train].sum())
+    return int(corpus.lengths()[train].sum())
 
 
 def _progress_table(row: dict) -> list[tuple[str, ...]]:

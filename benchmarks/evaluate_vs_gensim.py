@@ -16,7 +16,7 @@ import time
 
 from gensim.test.utils import datapath
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 

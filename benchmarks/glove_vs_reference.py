@@ -37,13 +37,13 @@ import tracemalloc
 import numpy as np
 from word2vec_vs_gensim import PeakMemory  # resident-memory sampler, in this folder
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 from course import load_corpus
 from course.analysis.evaluate import evaluate_all, summary_row
-from course.devices import resolve_device
+from course.core.devices import resolve_device
 from course.glove import GloVe, GloVeConfig, cooccurrence_counts
 from course.text.vocab import Vocabulary
 

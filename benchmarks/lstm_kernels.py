@@ -30,7 +30,7 @@ import argparse
 import statistics
 import time
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 

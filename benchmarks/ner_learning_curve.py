@@ -17,16 +17,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
-from course.elmo import course_elmo
-from course.static.course_models import course_vectors
+from course.shared.bilm import course_elmo
+from course.shared.transformers import course_transformer
+from course.shared.vectors import course_vectors
 from course.tagger import INPUTS, TaggerConfig
 from course.tagger.curves import curve_table, learning_curve
 from course.tasks.ner import ner_data
-from course.transformer import course_transformer
 
 
 def main() -> None:

@@ -24,15 +24,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
 import torch  # noqa: E402
 
-from course.elmo import course_elmo  # noqa: E402
-from course.parallel import available_cores, worker_count  # noqa: E402
-from course.static.course_models import course_vectors  # noqa: E402
+from course.core.parallel import available_cores, worker_count  # noqa: E402
+from course.shared.bilm import course_elmo  # noqa: E402
+from course.shared.vectors import course_vectors  # noqa: E402
 from course.tagger import INPUTS, TaggerConfig  # noqa: E402
 from course.tagger.curves import learning_curve  # noqa: E402
 from course.tasks.ner import ner_data  # noqa: E402

@@ -18,7 +18,7 @@ import statistics
 import time
 from dataclasses import replace
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 

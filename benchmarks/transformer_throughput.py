@@ -23,7 +23,7 @@ import argparse
 import json
 import platform
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 

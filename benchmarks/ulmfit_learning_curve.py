@@ -17,14 +17,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
-from course.elmo import course_elmo
+from course.shared.bilm import course_elmo
+from course.shared.review_lm import course_review_lm
 from course.tasks.reviews import review_data
 from course.ulmfit import ClassifierConfig
-from course.ulmfit.course_models import course_review_lm
 from course.ulmfit.experiments import VARIANTS, bag_of_words, compare, error_table
 
 

@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch: how its CPU threads wait
 
@@ -124,7 +124,7 @@ def mark(name):
     marks.append((name, time.perf_counter()))
 import torch
 mark("import torch")
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 setup_cpu()
 from course.text.corpus import load_corpus
 from course.word2vec import Word2Vec, Word2VecConfig

@@ -9,8 +9,8 @@ The public pieces, each in a module of its own:
 - :mod:`course.glove`: co-occurrence counting and GloVe (:class:`GloVe`, :func:`train_glove`);
 - :mod:`course.elmo`: ELMo's biLM, its embeddings and training (:class:`Elmo`, :func:`train_elmo`);
 - :mod:`course.analysis.probes`: sense probes, nearest contexts and the POS probe per layer;
-- :mod:`course.settings`: the ``full`` / ``smoke`` profile;
-- :mod:`course.edition`: the edition, English or Chinese, and the words figures and tables use in it;
+- :mod:`course.core.settings`: the ``full`` / ``smoke`` profile;
+- :mod:`course.core.edition`: the edition, English or Chinese, and the words figures and tables use in it;
 - :mod:`course.teaching`: what delivers the course: notebook tables, assignments and their checks, grading, the build;
 - :mod:`course.cli`: ``python -m course ...``.
 
@@ -19,10 +19,10 @@ The modules are grouped by what they do: :mod:`course.text` (text in; tokens, co
 vectors hold) and :mod:`course.figures` (pictures, maps, diagrams); the models each have a package of their own.
 """
 
-from .edition import current_edition, use_edition
-from .errors import CourseError
-from .paths import models_dir
-from .settings import by_profile, resolve_profile
+from .core.edition import current_edition, use_edition
+from .core.errors import CourseError
+from .core.paths import models_dir
+from .core.settings import by_profile, resolve_profile
 from .teaching.report import headline, markdown_table
 from .text.corpus import Corpus, from_sentences, list_corpora, load_corpus
 from .text.vocab import Vocabulary, VocabularyConfig

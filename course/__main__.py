@@ -1,6 +1,6 @@
 import sys
 
-from .runtime import setup_cpu
+from .core.runtime import setup_cpu
 
 setup_cpu()  # before anything imports PyTorch
 

@@ -21,7 +21,7 @@ Where each comes from and what is checked:
   the header (``words dimensions``), that each of those lines has a word and 300 finite numbers,
   and that no word comes twice; what is not is the rest of the file.
 
-Everything goes under ``<cache>/pretrained/`` (:func:`course.paths.cache_dir`), written whole or not at
+Everything goes under ``<cache>/pretrained/`` (:func:`course.core.paths.cache_dir`), written whole or not at
 all. ``COURSE_PRETRAINED_MIRROR`` replaces every publisher's address by one URL holding the same files
 under ``allennlp/models/elmo/...``, ``gensim-data/...`` and ``fasttext/...`` (:func:`source_url`): a
 class's own server, or the tests' local one.
@@ -40,8 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ChecksumError, DownloadError, SettingError
-from .paths import atomic_path, cache_dir
+from .core.errors import ChecksumError, DownloadError, SettingError
+from .core.io import atomic_path
+from .core.paths import cache_dir
 
 MIRROR = "COURSE_PRETRAINED_MIRROR"
 PUBLISHERS = {  # the first part of each source's path -> where its publisher keeps it
@@ -233,7 +234,7 @@ def _get_gensim(entry: Pretrained, limit: int | None, progress: bool) -> Path:
 
 def _get_fasttext(entry: Pretrained, limit: int, progress: bool) -> Path:
     from .analysis.vectors import keyed_vectors, save_vectors
-    from .progress import progress_bar
+    from .core.progress import progress_bar
 
     url = source_url(f"fasttext/{entry.source}")
     try:

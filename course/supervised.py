@@ -12,12 +12,12 @@ stops once ``since_best`` reaches the patience (0: never). What is the trainer's
 its batches, its schedule, its score) comes in as two functions: ``train_epoch(epoch) -> dict``
 (the history's fields of that epoch, e.g. its mean ``loss``) and ``evaluate() -> float``.
 
-A checkpoint (:func:`course.checkpoints.write_checkpoint`) holds the weights, the optimizer, the
+A checkpoint (:func:`course.core.checkpoints.write_checkpoint`) holds the weights, the optimizer, the
 random generators (torch's, CUDA's, and the trainer's numpy generator where it has one), the
 history and the best weights so far; it records the run's identity and resuming refuses another
-run's with one line (:class:`~course.errors.SettingError`): another corpus, vocabulary or settings
-(:func:`course.checkpoints.check_resumable`), other inputs (the trainer's fingerprint of them),
-or a file that is not a readable checkpoint (:func:`course.checkpoints.checkpoint_errors`).
+run's with one line (:class:`~course.core.errors.SettingError`): another corpus, vocabulary or settings
+(:func:`course.core.checkpoints.check_resumable`), other inputs (the trainer's fingerprint of them),
+or a file that is not a readable checkpoint (:func:`course.core.checkpoints.checkpoint_errors`).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .checkpoints import check_resumable, checkpoint_errors, read_checkpoint, write_checkpoint
-from .divergence import check_weights
-from .errors import SettingError
+from .core.checkpoints import check_resumable, checkpoint_errors, read_checkpoint, write_checkpoint
+from .core.divergence import check_weights
+from .core.errors import SettingError
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class LoopConfig:
         every_epoch: record every epoch in the history (its score None where dev was not scored), not
             only the evaluated ones.
         description: the progress bar's label.
-        advice: what to change where the weights stop being finite (:func:`course.divergence.smaller`).
+        advice: what to change where the weights stop being finite (:func:`course.core.divergence.smaller`).
     """
 
     epochs: int
@@ -122,7 +122,7 @@ def fit(model: torch.nn.Module, optimizer: torch.optim.Optimizer, train_epoch: C
 
     Args:
         checkpoint: where to save after every epoch (None: nowhere); ``resume``: continue from it
-            (the caller has checked that the file exists: :func:`course.checkpoints.resumes`).
+            (the caller has checked that the file exists: :func:`course.core.checkpoints.resumes`).
         rng: the trainer's numpy generator, whose state a checkpoint keeps.
 
     Returns:
@@ -132,7 +132,7 @@ def fit(model: torch.nn.Module, optimizer: torch.optim.Optimizer, train_epoch: C
         SettingError: a checkpoint of another run, or not a readable one.
         TrainingDivergedError: the weights are not finite after an epoch: nothing more is written.
     """
-    from .progress import progress_bar
+    from .core.progress import progress_bar
 
     state = SupervisedState()
     if resume and checkpoint is not None:
@@ -214,7 +214,7 @@ def load(checkpoint: Checkpoint, model: torch.nn.Module, optimizer: torch.optim.
 
 def check_same_run(checkpoint: Checkpoint, saved: dict) -> None:
     """Refuse to resume a checkpoint whose recorded identity ``saved`` is another run's: another
-    corpus, vocabulary or settings (:func:`course.checkpoints.check_resumable`), or other inputs
+    corpus, vocabulary or settings (:func:`course.core.checkpoints.check_resumable`), or other inputs
     (``checkpoint.fingerprint`` differs).
 
     Raises:
@@ -225,3 +225,30 @@ def check_same_run(checkpoint: Checkpoint, saved: dict) -> None:
                     now["identity"], now["config"])
     if saved[checkpoint.fingerprint] != now[checkpoint.fingerprint]:
         raise SettingError(f"{checkpoint.path}: {checkpoint.other_inputs}")
+
+
+def pooled_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """One epoch's batches of example indexes: shuffled, sorted by length within pools of 20 batches (less
+    padding), cut into batches, the batches shuffled."""
+    order = rng.permutation(len(lengths))
+    pool = 20 * batch_size
+    out = []
+    for start in range(0, len(order), pool):
+        part = order[start:start + pool]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
+    return [out[i] for i in rng.permutation(len(out))]
+
+
+def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:
+    """The epochs (1-based) after which dev is measured: ``evaluations`` of them, evenly spread, the last included."""
+    count = min(evaluations, epochs)
+    return {int(round(e)) for e in np.linspace(epochs / count, epochs, count)}
+
+
+def labelled_corpus(name: str, sentences) -> object:
+    """Labelled texts as a corpus whose tokens are ``word<TAB>label`` pairs (``label`` may be one per
+    word or one per text), so that :func:`corpus_key` hashes the words and their labels together."""
+    from .text.corpus import from_sentences
+
+    return from_sentences([[f"{word}\t{label}" for word, label in pairs] for pairs in sentences], name=name)

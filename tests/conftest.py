@@ -4,7 +4,7 @@ from functools import partial
 
 import pytest
 
-from course.runtime import setup_cpu
+from course.core.runtime import setup_cpu
 
 setup_cpu()  # before any test imports PyTorch
 

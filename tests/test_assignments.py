@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.errors import AssignmentMarkerError
+from course.core.errors import AssignmentMarkerError
 from course.teaching.assignments import (
     CODE_STUB,
     TEXT_STUB,

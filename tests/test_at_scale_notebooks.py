@@ -93,7 +93,7 @@ def test_notebook_11_keeps_the_courses_bilm_where_course_elmo_en_names_one_witho
 
 
 def test_without_a_published_elmo_one_line_says_how_to_fetch_it(tmp_path, monkeypatch, capsys):
-    from course.analysis.at_scale import elmo_at_scale, vectors_at_scale
+    from course.shared.at_scale import elmo_at_scale, vectors_at_scale
 
     monkeypatch.setenv("COURSE_CACHE", str(tmp_path / "empty"))
     monkeypatch.delenv("COURSE_AT_SCALE_ELMO", raising=False)

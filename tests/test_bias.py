@@ -16,7 +16,7 @@ from course.analysis.bias import (
     weat_vectors,
 )
 from course.analysis.vectors import keyed_vectors
-from course.errors import SettingError, WordNotInVocabularyError
+from course.core.errors import SettingError, WordNotInVocabularyError
 
 
 def brute_force_weat(X, Y, A, B):

@@ -12,12 +12,12 @@ import torch
 from conftest import assert_one_line_error
 from conftest import run_course as run
 
+from course.core.errors import CourseError
 from course.elmo import Elmo
 from course.elmo.bilm_tf import convert
 from course.elmo.characters import ByteCharacters
 from course.elmo.embedder import embed_sentences, embed_stateful
 from course.elmo.lstm import ClippedLSTMP
-from course.errors import CourseError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "elmo"
 OPTIONS, WEIGHTS = FIXTURES / "options.json", FIXTURES / "lm_weights.hdf5"
@@ -306,7 +306,7 @@ def test_the_converted_model_is_probed_and_stands_in_for_the_english_bilm(tiny, 
     result = run("probe", "--model", tiny, "--probes", "en_polysemy.tsv")
     assert result.returncode == 0, result.stderr
     assert "ELMo" in result.stdout and "static" in result.stdout
-    from course.elmo.course_models import course_elmo
+    from course.shared.bilm import course_elmo
 
     monkeypatch.setenv("COURSE_ELMO_EN", str(tiny))
     model = course_elmo("wiki-en", profile="smoke", device="cpu")

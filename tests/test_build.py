@@ -6,7 +6,7 @@ import nbformat
 import torch
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.parallel import available_cores
+from course.core.parallel import available_cores
 from course.teaching.build import build_course
 from tests.test_assignments import DOUBLE, DOUBLE_CHECK
 
@@ -116,7 +116,7 @@ def test_an_interrupted_build_leaves_no_empty_folders_and_no_half_notebook(tmp_p
 def test_a_build_that_fails_before_writing_removes_the_folders_it_made(tmp_path, monkeypatch):
     import pytest
 
-    from course.errors import AssignmentMarkerError
+    from course.core.errors import AssignmentMarkerError
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
     source = _two_notebooks(tmp_path / "notebooks")

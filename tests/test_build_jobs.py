@@ -12,8 +12,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.errors import SettingError
-from course.paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, load_saved, save_json, wait_for_saved
+from course.core.errors import SettingError
+from course.core.io import save_json
+from course.shared.files import SHARED_FILES
+from course.shared.saved import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, load_saved, wait_for_saved
 from course.teaching.build import (
     PENDING_PREFIX,
     budget_lines,
@@ -22,7 +24,6 @@ from course.teaching.build import (
     pending_markers,
     remove_stale_marker_folders,
 )
-from course.teaching.shared_models import SHARED_FILES
 
 BILM = "elmo-cpu-wiki-en.pt"  # made by notebook 06, loaded by 07, 08 and 11
 
@@ -160,7 +161,7 @@ def _notebook(path, *sources):
     nbformat.write(notebook, path)
 
 
-STAMP = "import json, os, time\nfrom course.paths import models_dir, save_json, wait_for_saved\n" \
+STAMP = "import json, os, time\nfrom course.core.paths import models_dir, save_json, wait_for_saved\n" \
         "print(json.dumps({'start': time.time(), 'notebook': os.environ.get('COURSE_BUILD_NOTEBOOK')}))"
 
 

@@ -9,7 +9,7 @@ import torch
 
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.attention import _reference, _simulate, check_padded_attention
-from course.teaching.checks.common import CheckFailed
+from course.teaching.checks.harness import CheckFailed
 from course.transformer.attention import MultiHeadSelfAttention, causal_mask, scaled_dot_product_attention
 from tests.conftest import failure_message, graded_cell
 

@@ -8,7 +8,7 @@ import pytest
 
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.bias import check_weat_effect_size
-from course.teaching.checks.common import CheckFailed
+from course.teaching.checks.harness import CheckFailed
 from tests.conftest import failure_message, graded_cell
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "05_comparing_static_vectors.ipynb"

@@ -10,7 +10,7 @@ import pytest
 
 from course.teaching.assignments import read_notebook
 from course.teaching.checks.bounds import _dyadic, _reference, check_entropy_bound
-from course.teaching.checks.common import CheckFailed
+from course.teaching.checks.harness import CheckFailed
 from course.text.vocab import Vocabulary
 from tests.conftest import failure_message, graded_cell
 

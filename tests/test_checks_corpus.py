@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from course.core.errors import EmptyVocabularyError
+from course.core.paths import project_root
 from course.counts.count_vectors import ppmi
-from course.errors import EmptyVocabularyError
-from course.paths import project_root
 from course.teaching.assignments import read_notebook
 from course.teaching.checks import CheckFailed
 from course.teaching.checks import corpus as corpus_checks

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell
 
-from course.edition import current_edition, use_edition
+from course.core.edition import current_edition, use_edition
 from course.teaching import checks
 from course.teaching.checks import CheckFailed
 from course.teaching.grading import grade_notebook

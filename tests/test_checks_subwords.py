@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from course.teaching.assignments import read_notebook
-from course.teaching.checks.common import CheckFailed
+from course.teaching.checks.harness import CheckFailed
 from course.teaching.checks.subwords import _variant, check_bpe_merges
 from course.text.subwords import learn_bpe
 from tests.conftest import failure_message, graded_cell

@@ -33,7 +33,7 @@ from course.claims import (
     static_vector_claim,
     ulmfit_claims,
 )
-from course.paths import data_dir
+from course.core.paths import data_dir
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
 
@@ -255,7 +255,8 @@ def smoke_build(tmp_path_factory):
               for name in ("from scratch", "stages 1+3", "ULMFiT (1+2+3)", "ELMo features", "bag of words")
               for labels in (20, 40) for seed in (1, 2)]
     (folder / "ulmfit-curve-reviews-zh.json").write_text(json.dumps(errors), encoding="utf-8")
-    from course.transformer import course_config, train_transformer  # notebook 11's models and results
+    from course.shared.transformers import course_config
+    from course.transformer import train_transformer
 
     english = load_corpus("wiki-en", progress=False).head(SMOKE_SENTENCES)
     for objective, prefix in (("causal", "gpt"), ("masked", "bert")):

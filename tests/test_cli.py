@@ -95,8 +95,8 @@ def test_a_gpu_index_past_the_machines_gpus_is_refused(monkeypatch):
     """On a machine with two GPUs (torch told so), cuda:1 is a device and cuda:2 is refused in one line."""
     import torch
 
-    from course.devices import resolve_device
-    from course.errors import SettingError
+    from course.core.devices import resolve_device
+    from course.core.errors import SettingError
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)

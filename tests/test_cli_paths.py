@@ -17,8 +17,8 @@ import pytest
 
 import course
 from course.cli import main, make_parser
-from course.errors import SettingError
-from course.fields import INPUT, OUTPUT, RANGE, ROLE, TEXT, described
+from course.core.errors import SettingError
+from course.core.fields import INPUT, OUTPUT, RANGE, ROLE, TEXT, described
 
 
 def leaves(parser=None, prefix=()):
@@ -130,7 +130,7 @@ def test_two_outputs_in_one_file_are_refused(words, parser, first, second, tmp_p
 
 def test_outputs_apart_from_inputs_pass_the_rule(tmp_path):
     """The rule refuses only what it should: a named corpus, standard output and files side by side pass."""
-    from course.paths import refuse_overlaps
+    from course.core.io import refuse_overlaps
 
     (tmp_path / "in.txt").write_text("x\n", encoding="utf-8")
     refuse_overlaps([("--corpus", "wiki-en"), ("--corpus", tmp_path / "in.txt")],
@@ -165,7 +165,7 @@ def test_a_number_outside_its_range_is_refused_by_the_parser(words, parser, acti
 
 
 def settings_classes():
-    """Every dataclass in the package with settings declared with :func:`course.fields.setting`."""
+    """Every dataclass in the package with settings declared with :func:`course.core.fields.setting`."""
     found = {}
     for info in pkgutil.walk_packages(course.__path__, "course."):
         source = Path(importlib.util.find_spec(info.name).origin)
@@ -207,9 +207,9 @@ def test_every_numeric_setting_has_a_range_that_its_config_enforces(config_class
 
 def test_a_checkpoint_where_a_model_is_asked_for_and_the_reverse(tmp_path):
     """A training checkpoint is refused where a model is read, and a model where a checkpoint is resumed."""
+    from course.core.errors import ModelFileError
     from course.elmo import Elmo, ElmoConfig
     from course.elmo.training import train_elmo
-    from course.errors import ModelFileError
     from course.text.corpus import from_sentences
 
     corpus = from_sentences([["a", "b", "c", "d"], ["b", "c", "a"]] * 30)

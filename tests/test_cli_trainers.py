@@ -119,9 +119,9 @@ def test_training_options_are_the_settings_dataclass_fields(model, capsys, monke
     import dataclasses
 
     from course.cli import make_parser
+    from course.core.fields import described, from_options, option_name
     from course.elmo import ElmoConfig
     from course.elmo import preset as elmo_preset
-    from course.fields import described, from_options, option_name
     from course.glove import GloVeConfig
     from course.transformer import TransformerConfig
     from course.transformer import preset as transformer_preset
@@ -172,7 +172,7 @@ def test_a_transformer_trains_from_the_command_line_and_bad_settings_are_one_lin
 @pytest.mark.parametrize("model", ["tagger", "classifier"])
 def test_task_trainers_options_are_their_settings_too(model, capsys, monkeypatch):
     from course.cli import make_parser
-    from course.fields import described, from_options, option_name
+    from course.core.fields import described, from_options, option_name
     from course.tagger import TaggerConfig
     from course.ulmfit import ClassifierConfig
 
@@ -224,7 +224,7 @@ def test_a_full_disk_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch, 
 def test_a_second_run_with_the_same_out_is_refused_at_its_start(tmp_path, capsys, private_cache):
     text = _write(tmp_path / "text.txt", "the cat sat on the mat . the dog sat on the log .\n" * 20)
     out = tmp_path / "vectors.txt"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.paths import claim_output\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.paths import claim_output\n"
                                "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
                                str(out)], stdout=subprocess.PIPE, text=True)
     train = ["train", "word2vec", "--corpus", text, "--min-count", "1", "--dim", "8", "--epochs", "1", "--quiet",

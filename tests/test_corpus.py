@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from course.errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, SettingError, UnknownCorpusError
+from course.core.errors import (
+    CorpusDecodeError,
+    CorpusNotFoundError,
+    EmptyCorpusError,
+    SettingError,
+    UnknownCorpusError,
+)
 from course.text import corpus as corpus_module
 from course.text.corpus import export, from_sentences, load_corpus
 
@@ -352,7 +358,7 @@ def test_is_available_does_not_count_a_damaged_cache(private_cache, monkeypatch)
 
 def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monkeypatch, capsys):
     from course.analysis.vectors import keyed_vectors, save_vectors
-    from course.static.course_models import course_vectors, vectors_path
+    from course.shared.vectors import course_vectors, vectors_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
     monkeypatch.chdir(tmp_path)
@@ -377,7 +383,7 @@ def test_damaged_course_vectors_are_trained_again(tmp_path, private_cache, monke
 
 
 def test_course_vectors_all_train_side_by_side_what_each_would_be_alone(tmp_path, private_cache, monkeypatch):
-    from course.static.course_models import course_vectors, course_vectors_all, vectors_path
+    from course.shared.vectors import course_vectors, course_vectors_all, vectors_path
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "story.txt").write_text(STORY * 20, encoding="utf-8")
@@ -495,7 +501,7 @@ def test_a_folder_where_the_cache_file_goes_is_deleted_and_the_corpus_cached_aga
 
 
 def test_a_link_to_a_folder_outside_the_cache_is_not_deleted(tmp_path, private_cache):
-    from course.errors import OutputFileError
+    from course.core.errors import OutputFileError
 
     text, _, path = _cached_story(tmp_path)
     elsewhere = tmp_path / "elsewhere"

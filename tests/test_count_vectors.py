@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
+from course.core.errors import SettingError
 from course.counts.count_vectors import CountVectorsConfig, cooccurrence_matrix, count_vectors, ppmi
-from course.errors import SettingError
 from course.text.corpus import from_sentences
 from course.text.vocab import Vocabulary
 
@@ -56,8 +56,8 @@ def test_count_vectors_separate_two_planted_topics():
 
 
 def test_table_helpers_read_a_matrix_by_word():
+    from course.core.errors import WordNotInVocabularyError
     from course.counts.count_vectors import block_density, context_table, top_contexts
-    from course.errors import WordNotInVocabularyError
 
     words = ["a", "b", "c"]
     matrix = np.array([[0, 5, 1], [5, 0, 0], [1, 0, 2]], dtype=float)

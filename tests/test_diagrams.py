@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course.edition import CATALOGUE, text, use_edition  # noqa: E402
+from course.core.edition import CATALOGUE, text, use_edition  # noqa: E402
 from course.elmo.config import preset as elmo_preset  # noqa: E402
 from course.figures import diagrams  # noqa: E402
 from course.text.vocab import Vocabulary  # noqa: E402

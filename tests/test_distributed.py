@@ -18,10 +18,10 @@ import torch.multiprocessing as mp
 from conftest import toy_corpus
 from test_elmo import TINY
 
-from course.distributed import World, from_env
+from course.core.distributed import World, from_env
+from course.core.errors import SettingError
 from course.elmo import train_elmo
 from course.elmo import training as elmo_training
-from course.errors import SettingError
 from course.lm.run import schedule_step
 from course.transformer import TransformerConfig, train_transformer
 from course.transformer import training as transformer_training
@@ -90,7 +90,7 @@ def test_batches_are_shared_out_by_rank_and_every_rank_takes_as_many_steps():
 
 
 def test_a_checkpoint_counts_the_batches_its_processes_took_and_older_ones_counted_steps():
-    from course.distributed import batches_taken, processes, resume_note
+    from course.core.distributed import batches_taken, processes, resume_note
 
     now, older = {"state": {"epoch": 0, "batch_in_epoch": 6}, "processes": 2}, {"state": {"batch_in_epoch": 3},
                                                                                 "world_size": 2}
@@ -166,8 +166,8 @@ def test_torchrun_writes_one_model_file_from_rank_zero(tmp_path):
 def _refusing_worker(rank: int, world: int, port: int, folder: str) -> None:
     """One of 2 processes: a check that refuses in rank 0 alone, then one that refuses in rank 1 alone,
     each agreed (World.together); what each process raised is saved."""
-    from course.distributed import start
-    from course.errors import CourseError, OutputFileError
+    from course.core.distributed import start
+    from course.core.errors import CourseError, OutputFileError
 
     os.environ.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world),
                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -189,8 +189,8 @@ def _refusing_worker(rank: int, world: int, port: int, folder: str) -> None:
 
 
 def test_a_refusal_in_one_process_is_raised_in_every_process_and_rank_zero_has_its_line(tmp_path):
-    from course.distributed import RefusedElsewhere
-    from course.errors import CourseError
+    from course.core.distributed import RefusedElsewhere
+    from course.core.errors import CourseError
 
     assert issubclass(RefusedElsewhere, CourseError)  # the command line's exit 2
     mp.spawn(_refusing_worker, args=(2, _free_port(), str(tmp_path)), nprocs=2)

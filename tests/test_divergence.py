@@ -11,8 +11,8 @@ import torch
 from conftest import NOUNS, VERBS, toy_corpus
 
 from course.cli import main
-from course.divergence import check_loss, check_weights, not_finite, perplexity, smaller
-from course.errors import TrainingDivergedError
+from course.core.divergence import check_loss, check_weights, not_finite, perplexity, smaller
+from course.core.errors import TrainingDivergedError
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")
 
@@ -94,7 +94,7 @@ def test_the_save_guard_names_the_first_tensor_that_is_not_finite_and_skips_what
 
 
 def test_a_state_dict_with_one_nan_is_refused_by_every_writer_and_nothing_is_written(tmp_path):
-    from course.checkpoints import write_checkpoint
+    from course.core.checkpoints import write_checkpoint
     from course.elmo import ElmoConfig, train_elmo
     from course.glove import GloVeConfig, train_glove
 

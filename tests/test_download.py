@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from course.errors import ChecksumError, DownloadError
+from course.core.errors import ChecksumError, DownloadError
 from course.text import corpus as corpus_module
 from course.text.download import RemoteFile, fetch, sha256_of
 
@@ -64,7 +64,7 @@ def test_text8_end_to_end_from_a_local_mirror(server, private_cache, monkeypatch
     monkeypatch.setattr(corpus_module, "TEXT8", mirror)
     corpus = corpus_module.load_corpus("text8", progress=False)
     assert corpus.num_tokens == 2500 and corpus.num_sentences == 3  # cut every 1000 words
-    assert corpus.sentence_lengths().tolist() == [1000, 1000, 500]
+    assert corpus.lengths().tolist() == [1000, 1000, 500]
     corpus_module.load_corpus("text8", progress=False)
     assert requests_seen == ["/text8.zip"]
 

@@ -13,8 +13,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from course.claims import FAILS, HOLDS, NOT_MEASURED, Claim, claims_html, claims_markdown, format_claims
-from course.edition import CATALOGUE, current_edition, resolve_edition, text, use_edition
-from course.errors import SettingError
+from course.core.edition import CATALOGUE, current_edition, resolve_edition, text, use_edition
+from course.core.errors import SettingError
 from course.teaching.assignments import find_assignments, student_version
 from course.teaching.build import build_course
 from course.teaching.editions import (
@@ -45,7 +45,7 @@ CHINESE_TEXT = "## 1 · 加倍\n\n一个把数加倍的函数，以及为什么�
 def english_by_default(monkeypatch):
     """Each test starts with no edition chosen and none in the environment."""
     monkeypatch.delenv("COURSE_EDITION", raising=False)
-    monkeypatch.setattr("course.edition._chosen", None)
+    monkeypatch.setattr("course.core.edition._chosen", None)
 
 
 def run_course(*args, cwd=ROOT):

@@ -13,11 +13,11 @@ import pytest
 import torch
 from conftest import assert_one_line_error, toy_corpus
 
+from course.core.errors import ModelFileError, SettingError
 from course.elmo import BiLM, CharacterVocabulary, Elmo, ElmoConfig, ScalarMix, TokenEncoder, preset, train_elmo
 from course.elmo.batching import LanguageModelData
 from course.elmo.bilm import reverse_within_lengths
 from course.elmo.training import language_model_data
-from course.errors import ModelFileError, SettingError
 from course.lm import split_heldout
 from course.text.corpus import from_sentences
 from course.text.vocab import Vocabulary, VocabularyConfig
@@ -340,7 +340,7 @@ def test_eval_every_measures_within_the_epoch_and_resumes_there_as_the_uninterru
 
 def test_eval_every_is_an_option_of_train_elmo_and_nonsense_is_refused():
     from course.cli import make_parser
-    from course.fields import from_options
+    from course.core.fields import from_options
 
     args = make_parser().parse_args(["train", "elmo", "--corpus", "c", "--out", "o", "--preset", "gpu",
                                      "--eval-every", "5000"])
@@ -541,8 +541,7 @@ def test_command_line_trains_and_refuses_bad_input(tmp_path):
 
 
 def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
-    from course.elmo import course_config, course_elmo
-    from course.elmo.course_models import model_path
+    from course.shared.bilm import course_config, course_elmo, model_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     path = model_path("wiki-en", "smoke")
@@ -575,8 +574,7 @@ def test_course_elmo_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
 
 
 def test_a_given_biLM_stands_in_for_the_course_one_of_its_language(tmp_path, monkeypatch, capsys):
-    from course.elmo import course_elmo
-    from course.elmo.course_models import given_file, model_path
+    from course.shared.bilm import course_elmo, given_file, model_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "build"))
     monkeypatch.delenv("COURSE_ELMO_EN", raising=False)

@@ -6,7 +6,7 @@ from gensim.test.utils import datapath
 
 from course.analysis import evaluate
 from course.analysis.vectors import keyed_vectors, load_vectors, save_vectors
-from course.errors import EvaluationFileError, SettingError, VectorsFileError, WordNotInVocabularyError
+from course.core.errors import EvaluationFileError, SettingError, VectorsFileError, WordNotInVocabularyError
 
 
 @pytest.mark.parametrize("restrict_vocab", [300_000, 3_000])

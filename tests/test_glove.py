@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.glove import GloVe, GloVeConfig, cooccurrence_counts, glove_loss, train_glove, weighting
 from course.text.corpus import from_sentences
 from course.text.vocab import Vocabulary, VocabularyConfig
@@ -200,7 +200,7 @@ def test_resume_continues_to_the_same_vectors(tmp_path, wiki):
 
 
 def test_a_loss_that_is_not_finite_stops_training(monkeypatch):
-    from course.errors import TrainingDivergedError
+    from course.core.errors import TrainingDivergedError
     from course.glove.trainer import FastTrainer
 
     corpus, _, _ = _topics(sentences=20)
@@ -306,14 +306,14 @@ def test_command_line_exit_status_and_vectors_file(tmp_path, private_cache):
 
 
 def test_runs_that_cannot_fit_in_memory_are_refused_before_they_are_made(monkeypatch):
-    import course.devices
+    import course.core.devices
 
     rng = np.random.default_rng(0)
     corpus = from_sentences([[f"w{i}" for i in rng.integers(0, 300, size=200)] for _ in range(40)], name="many")
     with pytest.raises(SettingError, match=r"GloVe with 300 words of 1,000,000,000 dimensions would need about "
                                            r"[\d,.]+ GB of memory"):
         train_glove(corpus, GloVeConfig(dim=10**9, min_count=1, device="cpu"), progress=False)
-    monkeypatch.setattr(course.devices, "available_memory", lambda: 3_000_000)  # room for 31,250 entries
+    monkeypatch.setattr(course.core.devices, "available_memory", lambda: 3_000_000)  # room for 31,250 entries
     with pytest.raises(SettingError, match=r"the co-occurrence counts \(window=50\) hold more than [\d,]+ non-zero "
                                            r"pairs after counting words up to \d+ apart .* would need at least "
                                            r"[\d,.]+ MB of memory to train on, and 3.0 MB is available"):

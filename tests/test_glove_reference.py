@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.glove import GloVe, entry_order, glove_loss, glove_loss_terms, nonzero_entries, preset, targets
 from course.glove.batches import Batch, DeviceEntries, batch_loss_and_gradients
 from course.glove.model import train_glove

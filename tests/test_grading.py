@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell
 
-from course.errors import GradingError, SettingError
+from course.core.errors import GradingError, SettingError
 from course.teaching.assignments import find_assignments, student_version
 from course.teaching.grading import grade_notebook
 from course.teaching.sandbox import MIN_MEMORY, Limits
@@ -485,7 +485,7 @@ BORROWED = {
                                          "    config = SimpleNamespace(slanted=True, cut_frac=cut_frac, ratio=ratio)\n"
                                          "    return top * training._schedule_scale(config, step, total)",
     "copied from its file": "import course.ulmfit.schedules as s\nnamespace = {}\n"
-                            "exec(compile(open(s.__file__).read().replace('from ..errors', 'from course.errors'), "
+                            "exec(compile(open(s.__file__).read().replace('from ..errors', 'from course.core.errors'), "
                             "'mine.py', 'exec'), namespace)\nslanted_triangular = namespace['slanted_triangular']",
     "tracing switched off": "import sys\nfrom course.ulmfit.schedules import slanted_triangular as _reference\n\n"
                             "def slanted_triangular(*args):\n    sys.setprofile(None)\n    return _reference(*args)",
@@ -509,7 +509,7 @@ def test_an_answer_that_runs_the_courses_own_implementation_scores_nothing(tmp_p
 
 
 def test_no_copy_of_the_teachers_notebooks_is_in_reach_of_the_student(tmp_path, monkeypatch):
-    from course.paths import project_root
+    from course.core.paths import project_root
 
     teacher, student = teacher_and_student(tmp_path)
     second_checkout = write(nbformat.read(teacher, as_version=4), tmp_path / "elsewhere" / "notebooks" / teacher.name)

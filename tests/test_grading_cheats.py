@@ -203,7 +203,7 @@ def test_every_way_of_reaching_the_courses_implementation_scores_nothing(tmp_pat
 
 def test_a_pasted_copy_of_the_courses_source_is_still_caught_by_its_bytecode(tmp_path):
     source = inspect.getsource(schedules.slanted_triangular).replace("CUT_FRAC", "0.1").replace("RATIO", "32")
-    pasted = "from course.errors import SettingError\nimport math\n\n" + source
+    pasted = "from course.core.errors import SettingError\nimport math\n\n" + source
     results = submit(tmp_path, "pasted", slanted_triangular=pasted)
     assert scores_of(results) == {"slanted_triangular": 0, "discriminative_rates": 1, "negative_sampling_loss": 2,
                                   "grade_cells_ran": 1}, results

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from course.errors import ChecksumError, DownloadError, ModelFileError, OutputFileError, SettingError
-from course.paths import models_dir
+from course.core.errors import ChecksumError, DownloadError, ModelFileError, OutputFileError, SettingError
+from course.core.paths import models_dir
 from course.teaching.handout import MANIFEST, handed_out_files, pack_models, read_manifest, unpack_models
 from tests.conftest import assert_one_line_error
 
@@ -199,7 +199,7 @@ def test_a_class_downloads_the_archive_once_with_its_checksum(teacher, tmp_path,
 
 def test_unpacked_vectors_are_loaded_not_trained(tmp_path, monkeypatch, private_cache):
     """The point of handing out: the notebooks' loader finds the teacher's file and trains nothing."""
-    from course.static import course_models
+    from course.shared import vectors as course_models
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "teacher"))
     trained = course_models.course_vectors("skipgram-neg", "wiki-en", "smoke")

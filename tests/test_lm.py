@@ -9,8 +9,8 @@ import pytest
 import torch
 from conftest import toy_corpus
 
+from course.core.errors import ModelFileError, SettingError
 from course.elmo import Elmo, ElmoConfig, train_elmo
-from course.errors import ModelFileError, SettingError
 from course.lm import RESUMABLE_CHANGES, autocast, autocast_dtype, check_same_run, cpu_has_bfloat16
 from course.lm.run import LOG_EVERY
 from course.text.corpus import from_sentences
@@ -136,7 +136,7 @@ def test_a_checkpoint_records_its_processes_and_an_older_one_without_them_resume
 
 
 def test_check_same_run_names_what_differs_and_lets_the_resumable_changes_through():
-    from course.checkpoints import run_identity
+    from course.core.checkpoints import run_identity
 
     corpus = from_sentences([["a", "b"], ["b", "c"]], name="small")
     identity = run_identity(corpus, ["a", "b", "c"])
@@ -223,7 +223,7 @@ def test_autocast_dtype_per_precision_and_device(monkeypatch):
 
 
 def test_long_sentences_are_cut_into_pieces_as_a_plain_loop_cuts_them():
-    from course.lm.batches import split_offsets
+    from course.text.sentences import split_offsets
 
     def plain(offsets, most):
         starts = []

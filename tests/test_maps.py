@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course.edition import text
-from course.errors import OutputFileError
+from course.core.edition import text
+from course.core.errors import OutputFileError
 from course.figures.maps import GRID, linked_maps, nearest_neighbours, rank_bands, word_map
 
 
@@ -124,7 +124,7 @@ def test_rank_bands_by_frequency_in_both_editions():
 
 
 def test_labels_follow_the_edition():
-    from course.edition import use_edition
+    from course.core.edition import use_edition
 
     try:
         use_edition("zh")

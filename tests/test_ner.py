@@ -10,7 +10,7 @@ import pytest
 import torch
 from conftest import assert_one_line_error
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.tasks.ner import LabelledFileError, bio_labels, entity_spans, ner_data, read_people_daily, sentences_of
 
 

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
+from course.core.errors import SettingError
 from course.counts.ngram import KneserNeyLM
-from course.errors import SettingError
 
 TOY = [["a", "b"], ["a", "c"], ["b", "a"]]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.tasks.pairs import (
     MIN_WORDS,
     SentencePair,

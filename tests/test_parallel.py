@@ -12,10 +12,18 @@ import numpy as np
 import pytest
 import torch
 
-import course.parallel
+import course.core.parallel
+from course.core.errors import SettingError
+from course.core.parallel import (
+    GPU_WORKERS,
+    available_cores,
+    can_fork,
+    longest_first,
+    run_calls,
+    run_jobs,
+    worker_count,
+)
 from course.elmo import ElmoConfig, train_elmo
-from course.errors import SettingError
-from course.parallel import GPU_WORKERS, available_cores, can_fork, longest_first, run_calls, run_jobs, worker_count
 from course.tagger import ElmoFeatures, TaggerConfig
 from course.tagger.curves import learning_curve
 from course.tasks.ner import NerData, TaggedSentence
@@ -218,7 +226,7 @@ def tensor_sum(n, tensor, anything=None):
 @pytest.fixture
 def spawning(monkeypatch):
     """Jobs run as they do where PyTorch sees a GPU: in spawned workers, started afresh (here on the CPU)."""
-    monkeypatch.setattr(course.parallel, "start_method", lambda: "spawn")
+    monkeypatch.setattr(course.core.parallel, "start_method", lambda: "spawn")
 
 
 def test_spawned_workers_receive_the_jobs_tensors_included_and_give_what_the_loop_gives(spawning, monkeypatch):
@@ -260,16 +268,16 @@ def test_jobs_that_cannot_be_sent_to_spawned_workers_run_here_with_a_note(spawni
 
 
 def test_a_variable_chooses_how_workers_start_and_nonsense_is_refused(monkeypatch):
-    monkeypatch.setenv(course.parallel.START_ENV, "spawn")
+    monkeypatch.setenv(course.core.parallel.START_ENV, "spawn")
     monkeypatch.setitem(SET_IN_THIS_PROCESS, "set", True)
-    assert course.parallel.start_method() == "spawn" and not can_fork()
+    assert course.core.parallel.start_method() == "spawn" and not can_fork()
     assert {r[4] for r in run_jobs(tensor_sum, [(n, torch.ones(1)) for n in range(2)], workers=2)} == {None}
-    monkeypatch.setenv(course.parallel.START_ENV, "none")
+    monkeypatch.setenv(course.core.parallel.START_ENV, "none")
     here = run_jobs(tensor_sum, [(n, torch.ones(1)) for n in range(2)], workers=2)
     assert {r[2] for r in here} == {os.getpid()}
     if not torch.cuda.is_available():  # one thread, as in a worker, so that the results are the workers'
         assert {r[3] for r in here} == {1}
-    monkeypatch.setenv(course.parallel.START_ENV, "thread")
+    monkeypatch.setenv(course.core.parallel.START_ENV, "thread")
     with pytest.raises(SettingError, match="COURSE_WORKER_START=thread is not a way to start workers"):
         run_jobs(tensor_sum, [(0, torch.ones(1))], workers=2)
 

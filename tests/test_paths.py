@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from course import paths
-from course.errors import OutputFileError
-from course.paths import atomic_path, check_writable
+from course.core import paths
+from course.core.errors import OutputFileError
+from course.core.io import atomic_path, check_writable
 
 
 def _parts(folder):
@@ -20,7 +20,7 @@ def _parts(folder):
 def test_a_killed_write_leaves_a_part_file_that_the_next_write_removes(tmp_path):
     target = tmp_path / "vectors.txt"
     killed = ("import os, signal, sys\n"
-              "from course.paths import atomic_path\n"
+              "from course.core.paths import atomic_path\n"
               "with atomic_path(sys.argv[1]) as temporary:\n"
               "    temporary.write_text('half a file')\n"
               "    os.kill(os.getpid(), signal.SIGKILL)\n")
@@ -67,8 +67,8 @@ def test_a_read_only_folder_is_named(tmp_path, monkeypatch):
     def refused(*args, **kwargs):  # what the system answers in a read-only folder (root is never refused)
         raise PermissionError(13, "Permission denied", str(folder / ".out.txt.a1b2c3d4.part"))
 
-    monkeypatch.setattr("course.paths.tempfile.mkstemp", refused)
-    monkeypatch.setattr("course.paths.os.access", lambda *args, **kwargs: False)
+    monkeypatch.setattr("course.core.paths.tempfile.mkstemp", refused)
+    monkeypatch.setattr("course.core.paths.os.access", lambda *args, **kwargs: False)
     with pytest.raises(OutputFileError, match="the folder .*locked is not writable"):
         check_writable(folder / "out.txt", "JSON")
     with pytest.raises(OutputFileError, match=r"out.txt: cannot write in the folder .*locked \(Permission denied\)") \
@@ -168,7 +168,7 @@ def test_a_mistake_inside_the_write_is_not_called_a_write_failure(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="no advisory locks")
 def test_an_output_another_run_holds_is_refused_until_it_ends(tmp_path):
     target = tmp_path / "out" / "vectors.txt"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.paths import claim_output\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.paths import claim_output\n"
                                "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
                                str(target)], stdout=subprocess.PIPE, text=True)
     try:

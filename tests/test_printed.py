@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.edition import CATALOGUE, text
+from course.core.edition import CATALOGUE, text
 from course.printed import checks, claims, context_models, counting, headlines, static_models
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -158,7 +158,7 @@ def test_every_headline_a_notebook_shows_has_a_chinese_name(edition):
 def test_a_headline_shows_its_chinese_name_and_unit_and_keeps_its_english_key(monkeypatch):
     import IPython.display
 
-    from course.edition import use_edition
+    from course.core.edition import use_edition
     from course.teaching.report import HEADLINE_MIME, headline
 
     shown = []

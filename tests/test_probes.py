@@ -29,9 +29,9 @@ from course.analysis.probes import (
     write_probes,
 )
 from course.analysis.vectors import keyed_vectors, save_vectors
+from course.core.errors import ProbeFileError, SettingError
+from course.core.paths import probe_file, probe_files
 from course.elmo import ElmoConfig, train_elmo
-from course.errors import ProbeFileError, SettingError
-from course.paths import probe_file, probe_files
 from course.text.corpus import from_sentences
 
 pytestmark = pytest.mark.filterwarnings("ignore:LSTM with projections is not supported:UserWarning")

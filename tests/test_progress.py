@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from course import progress
-from course.progress import STATUS_ENV, progress_bar, status_line, write_status
+from course.core import progress
+from course.core.progress import STATUS_ENV, progress_bar, status_line, write_status
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ def run(code: str, **env) -> str:
 
 
 def test_setup_cpu_sets_the_wait_policy_before_torch_and_says_when_it_is_too_late():
-    code = ("import json, os\nfrom course.runtime import setup_cpu\nfirst = setup_cpu()\nimport torch\n"
+    code = ("import json, os\nfrom course.core.runtime import setup_cpu\nfirst = setup_cpu()\nimport torch\n"
             "print(json.dumps([first, setup_cpu(), os.environ.get('OMP_WAIT_POLICY')]))")
     assert json.loads(run(code)) == [True, False, "PASSIVE"]
     assert json.loads(run(code, OMP_WAIT_POLICY="ACTIVE")) == [True, False, "ACTIVE"]  # the user's own is kept
@@ -38,6 +38,6 @@ def test_every_notebook_that_uses_pytorch_sets_up_the_cpu_before_anything_import
             continue
         imports = next(source for source in code if "import" in source)
         statements = [line for line in imports.splitlines() if line.strip() and not line.startswith("#")]
-        assert statements[:2] == ["from course.runtime import setup_cpu",
+        assert statements[:2] == ["from course.core.runtime import setup_cpu",
                                   "setup_cpu()  # before PyTorch is imported: how its CPU threads wait "
-                                  "(see course/runtime.py)"], path
+                                  "(see course/core/runtime.py)"], path

@@ -4,7 +4,8 @@ import nbformat
 import pytest
 import torch
 
-from course.teaching.shared_models import SHARED_FILES, shared_files, shared_files_table
+from course.shared.files import SHARED_FILES, shared_files
+from course.teaching.report import shared_files_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,8 +19,8 @@ def code_of(number: str) -> str:
 
 
 def test_each_shared_file_is_named_as_the_code_that_makes_it_names_it():
-    from course.elmo.course_models import model_path
-    from course.static.course_models import vectors_path
+    from course.shared.bilm import model_path
+    from course.shared.vectors import vectors_path
 
     expected = {vectors_path(kind, corpus, "full").name for kind in ("skipgram-neg", "glove")
                 for corpus in ("wiki-en", "peoples-daily-zh")}
@@ -42,7 +43,7 @@ def test_a_file_is_made_before_every_notebook_that_loads_it_and_each_shows_its_t
 @pytest.mark.parametrize("edition", ["en", "zh"])
 def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatch, edition):
     from course import use_edition
-    from course.elmo.course_models import course_config
+    from course.shared.bilm import course_config
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     use_edition(edition)
@@ -79,7 +80,7 @@ def test_the_table_says_what_is_loaded_made_here_or_missing(tmp_path, monkeypatc
 @pytest.mark.parametrize("edition", ["en", "zh"])
 def test_the_full_profile_table_says_how_an_archive_spares_the_training(tmp_path, monkeypatch, edition):
     from course import use_edition
-    from course.elmo.course_models import course_config
+    from course.shared.bilm import course_config
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     hint = {"en": "python -m course models get", "zh": "python -m course models get"}[edition]

@@ -48,7 +48,7 @@ def _course_import(node: ast.ImportFrom, module: str) -> str | None:
 
 def _reached(path: Path) -> dict[str, set]:
     """For each check of a checks module: the objects of the course (outside teaching/) that it and the helpers it
-    calls (in its module and in ``common``) import and name, found in the source."""
+    calls (in its module and in ``harness``) import and name, found in the source."""
     modules = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in [*CHECK_MODULES]}
 
     def top_level(stem):
@@ -100,9 +100,9 @@ def _reached(path: Path) -> dict[str, set]:
 
 
 def _says(value) -> bool:
-    """The catalogue of sentences a check speaks in (``course.edition.text``): it computes no answer, so the student
-    version keeps it and no check declares it."""
-    from course import edition
+    """The catalogue of sentences a check speaks in (``course.core.edition.text``): it computes no answer, so the
+    student version keeps it and no check declares it."""
+    from course.core import edition
 
     return value in (edition.text, edition.current_edition)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.supervised import Checkpoint, LoopConfig, better, fit
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from course.checkpoints import read_checkpoint
 from course.claims import FAILS, HOLDS, transfer_claims
+from course.core.checkpoints import read_checkpoint
+from course.core.errors import SettingError
 from course.elmo import ElmoConfig, train_elmo
-from course.errors import SettingError
 from course.tagger import ElmoFeatures, TaggerConfig, build_tagger, epochs_for, evaluate, train_tagger
 from course.tagger.curves import unseen_entity_scores
 from course.tagger.inputs import ElmoInput, LearnedEmbeddings
@@ -253,7 +253,7 @@ def test_transfer_claims_judge_margins_against_the_seeds_spread():
 
 def test_an_interrupted_tagger_resumes_to_the_same_weights(tmp_path, monkeypatch):
     import course.tagger.training as training
-    from course.errors import SettingError
+    from course.core.errors import SettingError
 
     train, dev, _, vectors = toy_task()
     config = TaggerConfig(epochs=5, evaluations=5, seed=3)  # dropout 0.5: the random states must be restored
@@ -287,7 +287,7 @@ def test_an_interrupted_tagger_resumes_to_the_same_weights(tmp_path, monkeypatch
 
 
 def test_bad_settings_are_refused():
-    from course.errors import SettingError
+    from course.core.errors import SettingError
 
     for kwargs, fragment in [({"input": "gpt"}, "unknown tagger input"), ({"lr": float("nan")}, "lr"),
                              ({"dropout": 1.0}, "dropout"), ({"epochs": 0}, "epochs")]:

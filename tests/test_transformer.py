@@ -11,8 +11,8 @@ import torch
 from conftest import VERBS, toy_corpus
 
 from course.analysis.probes import ProbeSentence, probe_model, target_vectors
-from course.errors import ModelFileError, SettingError
-from course.lm.corpus import course_corpus
+from course.core.errors import ModelFileError, SettingError
+from course.shared.corpus import course_corpus
 from course.text.corpus import from_sentences
 from course.transformer import (
     IGNORE,
@@ -525,8 +525,7 @@ def test_presets_and_nonsense_settings():
 
 
 def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch, capsys):
-    from course.transformer import course_config, course_transformer
-    from course.transformer.course_models import model_path
+    from course.shared.transformers import course_config, course_transformer, model_path
 
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path))
     path = model_path("wiki-en", "masked", "smoke")
@@ -569,8 +568,7 @@ def test_course_transformer_trains_once_and_then_loads(tmp_path, monkeypatch, ca
 
 
 def test_course_transformers_train_side_by_side_with_the_weights_of_one_alone(tmp_path, monkeypatch):
-    from course.transformer import course_transformer, course_transformers
-    from course.transformer.course_models import model_path
+    from course.shared.transformers import course_transformer, course_transformers, model_path
 
     pairs = [("wiki-en", "causal"), ("peoples-daily-zh", "masked"), ("wiki-en", "masked")]
     monkeypatch.setenv("COURSE_BUILD", str(tmp_path / "alone"))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import SettingError
+from course.core.errors import SettingError
 from course.text.corpus import from_sentences
 from course.transformer import TransformerConfig, train_transformer
 from course.transformer.bert_input import CLS, SEP, bert_example

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from course.cli import main
+from course.core.errors import SettingError
 from course.elmo import Elmo, ElmoConfig, train_elmo
-from course.errors import SettingError
 from course.tasks.ner import LabelledFileError
 from course.tasks.reviews import Review, read_reviews, review_data, split_of
 from course.text.corpus import from_sentences
@@ -363,8 +363,8 @@ def test_lm_fine_tuning_measures_every_eval_every_steps_and_after_the_last_epoch
 
 
 def test_stage_two_from_a_given_biLM_is_kept_apart_from_the_course_ones(tmp_path, monkeypatch):
+    from course.shared.review_lm import course_review_lm, review_lm_path
     from course.text.corpus import load_corpus
-    from course.ulmfit.course_models import course_review_lm, review_lm_path
 
     daily = load_corpus("peoples-daily-zh", progress=False).head(300)
     given = train_elmo(daily, ElmoConfig(**TINY, epochs=1), progress=False).save(tmp_path / "given-zh.pt")

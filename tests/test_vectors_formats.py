@@ -13,7 +13,7 @@ import pytest
 
 from course.analysis.vectors import FORMATS, detect_format, keyed_vectors, load_vectors
 from course.cli import main
-from course.errors import VectorsFileError
+from course.core.errors import VectorsFileError
 
 WORDS = ["king", "queen", "man", "woman", "paris", "france", "rome", "italy", "张", "三", "在", "北京", "。"]
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from course.errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
+from course.core.errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
 from course.text.corpus import from_sentences
 from course.text.vocab import Vocabulary, VocabularyConfig
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from course.errors import OutputFileError, SettingError
+from course.core.errors import OutputFileError, SettingError
 from course.text.corpus import from_sentences
 from course.text.vocab import Vocabulary, VocabularyConfig
 from course.word2vec import (
@@ -470,7 +470,7 @@ def test_command_line_refuses_a_corpus_too_small_for_any_window(tmp_path):
 
 @pytest.mark.parametrize("threads", [1, 2])  # 2: in worker processes, whence the error must travel
 def test_a_diverging_run_stops_with_a_clear_error(monkeypatch, threads):
-    from course.errors import TrainingDivergedError
+    from course.core.errors import TrainingDivergedError
     from course.word2vec import trainer
 
     monkeypatch.setattr(trainer, "LOSS_EVERY", 1)

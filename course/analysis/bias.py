@@ -25,7 +25,7 @@ from math import comb
 
 import numpy as np
 
-from ..errors import SettingError, WordNotInVocabularyError
+from ..core.errors import SettingError, WordNotInVocabularyError
 
 METHODS = ("pca", "mean")
 PERMUTATIONS = 100_000  # partitions in a Monte-Carlo p-value, and the most an exact one may enumerate

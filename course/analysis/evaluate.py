@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from ..errors import EvaluationFileError, SettingError, WordNotInVocabularyError
+from ..core.errors import EvaluationFileError, SettingError, WordNotInVocabularyError
 
 BENCHMARK_FILES = {
     "google-analogies": "questions-words.txt",
@@ -77,7 +77,7 @@ def benchmark_path(name_or_path: str | os.PathLike) -> Path:
 
         return Path(datapath(BENCHMARK_FILES[name]))
     if name in SHIPPED_FILES:
-        from ..paths import data_dir
+        from ..core.paths import data_dir
 
         return data_dir() / "benchmarks" / SHIPPED_FILES[name]
     path = Path(name)

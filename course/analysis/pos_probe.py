@@ -16,7 +16,7 @@ from collections import Counter
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 BOOTSTRAP = 1_000  # resamples of the test sentences for a standard error
 

@@ -1,7 +1,7 @@
 """Sense probes: what ELMo's layers know about a word's sense.
 
 Sense probes read a probe file (the course's are ``course/data/probes/*.tsv``, shipped inside the
-package and found by name with :func:`course.paths.probe_file`; the format is below), embed every
+package and found by name with :func:`course.core.paths.probe_file`; the format is below), embed every
 sentence, and take the target word's vector from each layer. Two figures per layer:
 
 - ``knn_accuracy``: leave-one-out 1-nearest-neighbour sense accuracy: each occurrence takes the
@@ -44,8 +44,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ProbeFileError, SettingError
-from ..paths import atomic_path, probe_file, probe_files
+from ..core.errors import ProbeFileError, SettingError
+from ..core.io import atomic_path
+from ..core.paths import probe_file, probe_files
 
 HEADER = ("word", "sense", "sentence")
 SPLIT_HEADER = (*HEADER, "split")
@@ -71,7 +72,7 @@ def read_probes(path: str | os.PathLike, split: str | None = None) -> list[Probe
 
     Args:
         path: the probe file; a bare file name that is no file here, such as ``"en_polysemy.tsv"``,
-            names one the course ships (:func:`course.paths.probe_file`).
+            names one the course ships (:func:`course.core.paths.probe_file`).
         split: ``"dev"`` or ``"test"`` for the sentences of that split only (the file needs a split
             column), None for every sentence.
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import VectorsFileError
-from ..paths import atomic_path
+from ..core.errors import VectorsFileError
+from ..core.io import atomic_path
 
 
 def keyed_vectors(words: Sequence[str], vectors: np.ndarray):
@@ -88,7 +88,7 @@ def load_vectors(path: str | os.PathLike, format: str = "auto"):
     """
     path = Path(path)
     if format not in FORMATS:
-        from ..errors import SettingError
+        from ..core.errors import SettingError
 
         raise SettingError(f"unknown vectors format {format!r}; choose one of {', '.join(FORMATS)}")
     if not path.is_file():

@@ -85,7 +85,7 @@ spread is the larger of that and the range (max - min) of the untrained control 
 so that the margin must also exceed what another random initialisation gives. A probe claim given
 no spread is not measured.
 
-:func:`measure_claims` reads the models a build saved in :func:`course.paths.models_dir` and
+:func:`measure_claims` reads the models a build saved in :func:`course.core.paths.models_dir` and
 measures every row; the ``*_claim`` functions make one row from figures a notebook already has.
 
 The package, one job a module:

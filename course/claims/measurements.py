@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CourseError, ModelFileError
-from ..lm.corpus import SMOKE_SENTENCES, course_corpus
-from ..paths import data_dir, models_dir, project_root
-from ..settings import by_profile, resolve_profile
+from ..core.errors import CourseError, ModelFileError
+from ..core.paths import data_dir, models_dir, project_root
+from ..core.settings import by_profile, resolve_profile
+from ..shared.corpus import SMOKE_SENTENCES, course_corpus
 from .experiments import fine_tuning_gain_claim, transfer_claims, transformer_claims, ulmfit_claims
 from .row import (
     BAG_OF_WORDS,
@@ -241,7 +241,7 @@ def _probe_file(language: str) -> Path | None:
 def _test_split(language: str):
     """``(probe file, its test split)``; raises ProbeFileError when there is none."""
     from ..analysis.probes import read_probes
-    from ..errors import ProbeFileError
+    from ..core.errors import ProbeFileError
 
     path = _probe_file(language)
     if path is None:
@@ -295,9 +295,9 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
         SettingError: ``device`` names a GPU this machine does not have.
         ModelFileError: the folder holds none of the files a build saves (nothing was built).
     """
-    from ..devices import resolve_device
-    from ..elmo import Elmo, course_elmo
-    from ..elmo.course_models import given_file
+    from ..core.devices import resolve_device
+    from ..elmo import Elmo
+    from ..shared.bilm import course_elmo, given_file
 
     resolve_device(device)  # no CUDA: say so at once, not only when a model is loaded
     profile = resolve_profile(profile)
@@ -394,10 +394,10 @@ def measure_claims(profile: str | None = None, device: str = "auto", progress: b
 def _at_scale(rows: list[Claim], english, device: str, say) -> list[Claim]:
     """The rows with their "at scale" column: the English sense claim measured again, by the same rule
     and on the same test sentences and controls, on the published ELMo where it is fetched
-    (:func:`course.analysis.at_scale.elmo_at_scale`); the other claims have no published model that
+    (:func:`course.shared.at_scale.elmo_at_scale`); the other claims have no published model that
     fits them (a published ELMo has no softmax to compare with counting, and none reads Chinese)."""
-    from ..analysis.at_scale import elmo_at_scale, elmo_at_scale_path
     from ..pretrained import fetch_hint
+    from ..shared.at_scale import elmo_at_scale, elmo_at_scale_path
 
     claim = f"{SENSES} (wiki-en)"
     if not any(row.claim == claim for row in rows):

@@ -8,7 +8,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from ..edition import CATALOGUE, text
+from ..core.edition import CATALOGUE, text
 from .row import FAILS, HOLDS, NOT_MEASURED, Claim, Phrase, said
 
 
@@ -19,7 +19,7 @@ def _cells(row: Claim) -> tuple[str, str]:
 
 
 def claim_text(name: str, edition: str | None = None) -> str:
-    """A claim's sentence in ``edition`` (default the current one, :mod:`course.edition`); a suffix in
+    """A claim's sentence in ``edition`` (default the current one, :mod:`course.core.edition`); a suffix in
     parentheses (the corpus) is kept."""
     base, _, rest = name.partition(" (")
     if base not in CATALOGUE:

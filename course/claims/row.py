@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..edition import text
+from ..core.edition import text
 
 HOLDS = "holds"
 FAILS = "does not hold here"
@@ -53,7 +53,7 @@ class Claim:
             (None: the claim has none, or it was not measured).
         verdict: ``"holds"``, ``"does not hold here"`` or ``"not measured: <reason>"``.
         at_scale: the same rule on a model its publisher trained on billions of words
-            (:mod:`course.analysis.at_scale`): its verdict with the figures, ``"not measured: run ..."``
+            (:mod:`course.shared.at_scale`): its verdict with the figures, ``"not measured: run ..."``
             where that model is not fetched, or ``"-"`` where no published model fits the claim.
     """
 
@@ -90,7 +90,7 @@ class Phrase(str):
         return phrase
 
     def said(self, edition: str | None = None) -> str:
-        """The sentence in ``edition`` (default the current one, :mod:`course.edition`)."""
+        """The sentence in ``edition`` (default the current one, :mod:`course.core.edition`)."""
         values = {name: said(value, edition) for name, value in self.values.items()}
         return text(self.key, edition, **values) if values else text(self.key, edition)
 

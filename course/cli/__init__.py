@@ -38,8 +38,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..errors import CourseError, refusal
-from ..paths import release_outputs
+from ..core.errors import CourseError, refusal
+from ..core.io import release_outputs
 from . import corpus, editions, elmo, measure, pretrained, tasks, teaching, train, vectors
 from .arguments import check_paths
 
@@ -110,9 +110,9 @@ def make_parser() -> argparse.ArgumentParser:
 
 def _refused(error: Exception) -> int:
     """A refusal's one line on stderr, and status 2; under torchrun, rank 0 alone says it and every
-    process leaves the process group (:func:`course.distributed.refuse`)."""
+    process leaves the process group (:func:`course.core.distributed.refuse`)."""
     if "WORLD_SIZE" in os.environ:
-        from ..distributed import refuse
+        from ..core.distributed import refuse
 
         return refuse(error)
     print(f"error: {refusal(error)}", file=sys.stderr)

@@ -1,5 +1,5 @@
 """What several subcommands share about their arguments: argparse types for numbers with their ranges
-(:func:`course.fields.bounded`), the role of each path argument (:func:`declare_paths`: read, written, or not
+(:func:`course.core.fields.bounded`), the role of each path argument (:func:`declare_paths`: read, written, or not
 a path) and the one check of them all before any work (:func:`check_paths`), the output flags of the trainers,
 and the check that a pretrained model a flag names reads the data's language.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..analysis.vectors import FORMATS
-from ..fields import COUNT, EPOCHS, INPUT, OUTPUT, PATIENCE, ROLE, STEPS, TEXT, Range, bounded
+from ..core.fields import COUNT, EPOCHS, INPUT, OUTPUT, PATIENCE, ROLE, STEPS, TEXT, Range, bounded
 from ..teaching.sandbox import MIN_MEMORY, MIN_MEMORY_TEXT
 
 CORPUS_HELP = "a named corpus (see 'corpus list') or a UTF-8 text file or folder"
@@ -61,8 +61,8 @@ def chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse, before the command runs, an output argument that would be written over an input or another
-    output, or inside an input folder (:func:`course.paths.refuse_overlaps`)."""
-    from ..paths import refuse_overlaps
+    output, or inside an input folder (:func:`course.core.io.refuse_overlaps`)."""
+    from ..core.io import refuse_overlaps
 
     roles: dict[str, list] = {INPUT: [], OUTPUT: []}
     for action in chosen_parser(parser, args)._actions:

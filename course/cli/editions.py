@@ -9,7 +9,7 @@ from .arguments import declare_paths
 
 
 def editions_command(args) -> int:
-    from ..errors import NotebookFileError
+    from ..core.errors import NotebookFileError
     from ..teaching import editions
 
     if args.editions_command in ("check", "sync") and not getattr(args, "notebook", None):

@@ -11,8 +11,8 @@ from .arguments import declare_paths
 
 
 def convert_command(args) -> int:
+    from ..core.io import claim_output
     from ..elmo.bilm_tf import convert
-    from ..paths import claim_output
 
     claim_output(args.out, "model")
     model = convert(args.options, args.weights, name=args.name)
@@ -26,10 +26,10 @@ def convert_command(args) -> int:
 
 
 def embed_command(args) -> int:
-    from ..devices import resolve_device
+    from ..core.devices import resolve_device
+    from ..core.io import claim_output
     from ..elmo import Elmo
     from ..elmo.embedder import embed_file
-    from ..paths import claim_output
 
     resolve_device(args.device)
     claim_output(args.output, "embeddings")

@@ -4,7 +4,7 @@ on a build's models.
 
 from __future__ import annotations
 
-from ..edition import EDITIONS
+from ..core.edition import EDITIONS
 from .arguments import add_vectors_format, check_fits, declare_paths
 from .output import check_json_out, write_json
 
@@ -12,7 +12,7 @@ from .output import check_json_out, write_json
 def probe(args) -> int:
     from ..analysis.probes import format_probe_table, probe_model, read_probes
     from ..analysis.vectors import load_vectors
-    from ..devices import resolve_device
+    from ..core.devices import resolve_device
     from ..elmo import Elmo
 
     resolve_device(args.device)  # no CUDA: say so, rather than blame the model file
@@ -34,7 +34,7 @@ def probe(args) -> int:
 
 def claims_command(args) -> int:
     from ..claims import claims_json, claims_markdown, format_claims, measure_claims
-    from ..devices import resolve_device
+    from ..core.devices import resolve_device
 
     resolve_device(args.device)  # no CUDA: say so, whether or not a model is loaded later
     check_json_out(args.json)

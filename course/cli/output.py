@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..paths import atomic_path, claim_output
+from ..core.io import atomic_path, claim_output
 
 
 def write_json(payload, destination: str) -> None:
@@ -63,7 +63,7 @@ def check_json_out(destination: str | None) -> None:
 
 def check_checkpoint(args) -> None:
     """Refuse, before any work, ``--resume`` without ``--checkpoint`` and a checkpoint that cannot be written."""
-    from ..errors import SettingError
+    from ..core.errors import SettingError
 
     if args.resume and not args.checkpoint:
         raise SettingError("--resume needs --checkpoint FILE: the checkpoint to continue from")
@@ -73,7 +73,7 @@ def check_checkpoint(args) -> None:
 
 def vectors_out(path: str) -> Path:
     """``--out`` of a vectors trainer as a path, refused before training if it names a folder."""
-    from ..errors import SettingError
+    from ..core.errors import SettingError
 
     out = Path(path)
     if out.is_dir():
@@ -83,8 +83,8 @@ def vectors_out(path: str) -> Path:
 
 def model_out(args) -> Path:
     """``--out`` of a network trainer, refused before any work if it cannot be written."""
-    from .. import distributed
-    from ..errors import SettingError
+    from ..core import distributed
+    from ..core.errors import SettingError
 
     out = Path(args.out)
     if out.is_dir():

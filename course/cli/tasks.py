@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import sys
 
-from ..paths import claim_output
+from ..core.io import claim_output
 from .arguments import add_vectors_format, check_fits, count, declare_paths, epochs, patience, steps
 from .output import check_checkpoint, check_json_out, write_json
 
 
 def train_tagger_command(args) -> int:
-    from ..devices import resolve_device
-    from ..errors import SettingError
-    from ..fields import from_options
+    from ..core.devices import resolve_device
+    from ..core.errors import SettingError
+    from ..core.fields import from_options
     from ..tagger import TaggerConfig, train_tagger
     from ..tagger.curves import tagger_row
     from ..tasks.ner import ner_data
@@ -70,10 +70,10 @@ def train_tagger_command(args) -> int:
 
 
 def train_classifier_command(args) -> int:
-    from ..devices import resolve_device
+    from ..core.devices import resolve_device
+    from ..core.errors import SettingError
+    from ..core.fields import from_options
     from ..elmo import Elmo
-    from ..errors import SettingError
-    from ..fields import from_options
     from ..tasks.reviews import review_data
     from ..ulmfit import ClassifierConfig, LanguageModelConfig, check_vocabulary, error_rate, fine_tune_lm
     from ..ulmfit import train_classifier as train
@@ -128,7 +128,7 @@ def train_classifier_command(args) -> int:
 
 def add_parser(subparsers) -> None:
     """``tagger`` and ``classifier`` under ``subparsers`` (``train``'s models)."""
-    from ..fields import add_options
+    from ..core.fields import add_options
     from ..tagger import TaggerConfig
     from ..ulmfit import ClassifierConfig, LanguageModelConfig
 

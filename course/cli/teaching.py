@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..edition import EDITIONS
+from ..core.edition import EDITIONS
 from .arguments import _size, declare_paths, jobs, processes, seconds
 from .output import format_value, table, write_json
 
@@ -24,7 +24,7 @@ def build(args) -> int:
 
 
 def assignments_command(args) -> int:
-    from ..paths import build_dir
+    from ..core.paths import build_dir
     from ..teaching.assignments import course_assignments, write_student_versions
     from ..teaching.editions import edition_folder
     from ..teaching.student_package import course_references, write_student_package
@@ -56,7 +56,7 @@ def nbgrader_init_command(args) -> int:
 
 
 def grade_command(args) -> int:
-    from ..paths import check_writable
+    from ..core.io import check_writable
     from ..teaching.grading import grade_notebook
     from ..teaching.sandbox import Limits
 

@@ -13,8 +13,8 @@ from .output import check_checkpoint, model_out, vectors_out
 def train_word2vec_command(args) -> int:
     from dataclasses import replace
 
-    from ..devices import resolve_device
-    from ..fields import from_options
+    from ..core.devices import resolve_device
+    from ..core.fields import from_options
     from ..text.corpus import load_corpus
     from ..word2vec import Word2VecConfig, train_word2vec
 
@@ -35,8 +35,8 @@ def train_word2vec_command(args) -> int:
 
 
 def train_glove_command(args) -> int:
-    from ..devices import resolve_device
-    from ..fields import from_options
+    from ..core.devices import resolve_device
+    from ..core.fields import from_options
     from ..glove import GloVeConfig, train_glove
     from ..text.corpus import load_corpus
 
@@ -55,10 +55,10 @@ def train_glove_command(args) -> int:
 
 
 def train_elmo_command(args) -> int:
-    from .. import distributed
-    from ..devices import resolve_device
+    from ..core import distributed
+    from ..core.devices import resolve_device
+    from ..core.fields import from_options
     from ..elmo import ElmoConfig, preset, train_elmo
-    from ..fields import from_options
     from ..text.corpus import load_corpus
 
     config = from_options(ElmoConfig, args, base=preset(args.preset))
@@ -80,9 +80,9 @@ def train_elmo_command(args) -> int:
 
 
 def train_transformer_command(args) -> int:
-    from .. import distributed
-    from ..devices import resolve_device
-    from ..fields import from_options
+    from ..core import distributed
+    from ..core.devices import resolve_device
+    from ..core.fields import from_options
     from ..text.corpus import load_corpus
     from ..transformer import TransformerConfig, preset, train_transformer
 
@@ -117,9 +117,9 @@ def kept_at(state) -> str:
 
 def add_parser(subparsers) -> None:
     """``word2vec``, ``glove``, ``elmo`` and ``transformer`` under ``subparsers`` (``train``'s models)."""
+    from ..core.fields import add_options
     from ..elmo import ElmoConfig
     from ..elmo import preset as elmo_preset
-    from ..fields import add_options
     from ..glove import GloVeConfig
     from ..transformer import TransformerConfig
     from ..transformer import preset as transformer_preset

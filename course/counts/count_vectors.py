@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..analysis.vectors import keyed_vectors
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 
 def cooccurrence_matrix(ids: np.ndarray, offsets: np.ndarray, vocab_size: int, window: int = 5,
@@ -118,7 +118,7 @@ def context_table(matrix: sp.spmatrix | np.ndarray, words: list[str], rows: list
     Raises:
         WordNotInVocabularyError: a word in ``rows`` or ``columns`` is not in ``words``.
     """
-    from ..errors import WordNotInVocabularyError
+    from ..core.errors import WordNotInVocabularyError
 
     index = {word: i for i, word in enumerate(words)}
     missing = [word for word in (*rows, *columns) if word not in index]
@@ -142,7 +142,7 @@ def top_contexts(matrix: sp.spmatrix | np.ndarray, words: list[str], word: str,
     Raises:
         WordNotInVocabularyError: ``word`` is not in ``words``.
     """
-    from ..errors import WordNotInVocabularyError
+    from ..core.errors import WordNotInVocabularyError
 
     try:
         position = list(words).index(word)

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 BOS, EOS, UNK = "<bos>", "<eos>", "<unk>"
 DIRECTIONS = ("forward", "backward")

@@ -18,21 +18,21 @@ One job per file:
 - :mod:`~course.elmo.embedder`: the L + 1 layers of each token of a sentence, from zero or carried from the
   sentence before (stateful), and a file of sentences in allennlp's HDF5 layout;
 - :mod:`~course.elmo.sampling`: sentences drawn from the forward LM;
-- :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file;
-- :mod:`~course.elmo.course_models`: the biLMs the notebooks share, per corpus and profile.
+- :mod:`~course.elmo.model`: :class:`Elmo`, everything above in one object, and its file.
+
+Which biLM each notebook trains or loads is :mod:`course.shared.bilm`'s job.
 
 What it shares with the Transformers and ULMFiT (the training state, the held-out split, precision,
 the model file, resuming, keeping the best, the bookkeeping of a run) is in :mod:`course.lm`.
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import ElmoConfig, preset
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {
     "BiLM": "bilm", "BiLMStates": "bilm", "ByteCharacters": "characters", "CharacterVocabulary": "characters",
-    "course_config": "course_models",
-    "course_corpus": "course_models", "course_elmo": "course_models", "Elmo": "model", "TrainingState": "model",
+    "Elmo": "model", "TrainingState": "model",
     "load_elmo": "model", "ScalarMix": "scalar_mix", "TokenEncoder": "token_encoder",
     "evaluate_perplexity": "training", "train_elmo": "training"})
 
@@ -46,9 +46,6 @@ __all__ = [
     "ScalarMix",
     "TokenEncoder",
     "TrainingState",
-    "course_config",
-    "course_corpus",
-    "course_elmo",
     "evaluate_perplexity",
     "load_elmo",
     "preset",

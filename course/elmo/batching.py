@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..lm.batches import length_batches, split_offsets
+from ..text.sentences import Sentences, split_offsets
 from ..text.vocab import Vocabulary
 from .characters import CharacterVocabulary
 
@@ -51,7 +51,7 @@ class SentenceBatch:
                              self.predictions)
 
 
-class LanguageModelData:
+class LanguageModelData(Sentences):
     """Sentences as rows of a word table, with the ids the biLM needs.
 
     Args:
@@ -76,28 +76,6 @@ class LanguageModelData:
         self.token_ids = np.asarray(token_ids, dtype=np.int64)
         self.offsets = split_offsets(offsets, max_length)
         self.max_length = max_length
-
-    @property
-    def num_sentences(self) -> int:
-        """Sentences (pieces of long ones counted separately)."""
-        return len(self.offsets) - 1
-
-    @property
-    def num_tokens(self) -> int:
-        return len(self.token_ids)
-
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
-        """Sentence numbers grouped into batches of about equal length, about ``batch_tokens``
-        padded positions each (at least one sentence).
-
-        Sentences are sorted by length (ties in random order when ``rng`` is given), cut into
-        consecutive groups, and the groups shuffled. The number of batches depends only on the
-        lengths, never on ``rng``.
-        """
-        return length_batches(self.lengths(), batch_tokens, rng)
 
     def batch(self, sentences: np.ndarray) -> SentenceBatch:
         """The :class:`SentenceBatch` of the given sentence numbers."""

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 from .config import FULL_SOFTMAX_LIMIT, ElmoConfig
 from .lstm import ClippedLSTMP
 from .token_encoder import TokenEncoder, halves

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..errors import ModelFileError
+from ..core.errors import ModelFileError
 from ..text.vocab import DEFAULT_SPECIALS, Vocabulary
 from .characters import ByteCharacters
 from .config import ElmoConfig

@@ -174,3 +174,11 @@ def character_ids(config, characters: Sequence[str] = ()) -> CharacterVocabulary
     if config.character_ids == "bilm-tf":
         return ByteCharacters(config.max_characters)
     return CharacterVocabulary(characters, config.max_characters)
+
+
+def character_coverage(lm, sentences) -> float:
+    """The share of the characters of ``sentences``' words that the character vocabulary of ``lm``
+    (a :class:`ForwardLM` or an :class:`~course.elmo.Elmo`) holds: what its input side can read."""
+    known = lm.characters.char_to_id
+    characters = [ch for sentence in sentences for word in sentence for ch in word]
+    return sum(ch in known for ch in characters) / max(len(characters), 1)

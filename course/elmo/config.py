@@ -44,21 +44,19 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..errors import SettingError
-from ..fields import (
-    BATCH,
+from ..core.errors import SettingError
+from ..core.fields import (
     COUNT,
     EPOCHS,
-    PATIENCE,
     RATE,
     SEED,
     SHARE,
-    STEPS,
     THREADS,
     check_settings,
     choose_preset,
     setting,
 )
+from ..lm.settings import TrainingSettings
 
 SOFTMAXES = ("auto", "full", "adaptive", "none")
 CHARACTER_IDS = ("course", "bilm-tf")
@@ -68,8 +66,9 @@ FULL_SOFTMAX_LIMIT = 50_000  # softmax="auto": full softmax up to this many word
 
 
 @dataclass(frozen=True)
-class ElmoConfig:
-    """Everything that defines an ELMo model and its training."""
+class ElmoConfig(TrainingSettings):
+    """Everything that defines an ELMo model and its training (what every language model trains with:
+    :class:`~course.lm.settings.TrainingSettings`)."""
 
     # vocabulary (the softmax's words; the input side reads characters and has no vocabulary)
     min_count: int = setting(5, "softmax vocabulary: words seen at least this often", range=COUNT)
@@ -94,29 +93,17 @@ class ElmoConfig:
     dropout: float = setting(0.1, "dropout on the token vectors and the LSTMs' outputs", range=SHARE)
     softmax: str = "auto"  # "full", "adaptive" (AdaptiveLogSoftmaxWithLoss) or "auto"
     adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
-    # training
+    # training (the rest: lm.settings.TrainingSettings)
     epochs: int = setting(3, "passes over the training sentences", range=EPOCHS)
-    batch_tokens: int = setting(2_000, "tokens per batch (sentences of about equal length)", range=BATCH)
     max_sentence_length: int = 100  # longer sentences are split into pieces of this many tokens
     lr: float = setting(2e-3, "Adam's learning rate, decayed linearly to lr * final_lr_share", range=RATE)
-    final_lr_share: float = 0.1
-    clip_norm: float = 1.0
-    heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
     seed: int = setting(1, "draws the first weights, the batches' order and dropout", range=SEED)
-    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     precision: str = setting("auto", "auto: fp16 autocast with a gradient scaler on CUDA, bf16 on a CPU where native",
                              PRECISIONS)
     # two threads split each small bfloat16 product badly (5x slower); two directions side by side do not
     threads: int = setting(1, "CPU threads: 2 or more run the forward and backward LMs (and the token encoder's "
                               "two halves of the words) side by side, each on threads // 2 (the same weights as 1, "
                               "sooner)", range=THREADS)
-    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)", range=STEPS)
-    patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
-                               "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
-                               "early", range=PATIENCE)
-    eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
-                                           "many steps and after the last epoch, each time saving a checkpoint (with "
-                                           "--checkpoint); none: after every epoch", range=STEPS)
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
@@ -143,19 +130,9 @@ class ElmoConfig:
              f"cnn_activation must be one of {', '.join(CNN_ACTIVATIONS)}, got {self.cnn_activation!r}"),
             (self.cell_clip is None or self.cell_clip > 0, f"cell_clip must be positive, got {self.cell_clip}"),
             (self.proj_clip is None or self.proj_clip > 0, f"proj_clip must be positive, got {self.proj_clip}"),
-            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
             (self.max_sentence_length >= 1, f"max_sentence_length must be at least 1, got {self.max_sentence_length}"),
-            (self.lr > 0, f"lr must be positive, got {self.lr}"),
-            (0 <= self.final_lr_share <= 1, f"final_lr_share must be in [0, 1], got {self.final_lr_share}"),
-            (self.clip_norm > 0, f"clip_norm must be positive, got {self.clip_norm}"),
-            (self.heldout_every >= 2, f"heldout_every must be at least 2, got {self.heldout_every}"),
             (self.precision in PRECISIONS, f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
-            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
-            (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
-            (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
-            (self.eval_every is None or self.eval_every >= 1,
-             f"eval_every must be at least 1 (or none: after every epoch), got {self.eval_every}"),
+            *self.training_checks(),
         ]
         for ok, message in checks:
             if not ok:

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..errors import CourseError, SettingError
-from ..paths import atomic_path
-from ..progress import progress_bar
+from ..core.errors import CourseError, SettingError
+from ..core.io import atomic_path
+from ..core.progress import progress_bar
 from .bilm import BiLM, BiLMStates
 from .characters import ByteCharacters, CharacterVocabulary
 

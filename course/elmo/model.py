@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..devices import resolve_device
+from ..core.devices import resolve_device
 from ..lm.model_file import ModelFile
 from ..lm.state import TrainingState
 from ..text.vocab import Vocabulary

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ..divergence import perplexity
+from ..core.divergence import perplexity
 from ..lm.precision import autocast, autocast_dtype
 from .batching import LanguageModelData
 from .config import ElmoConfig

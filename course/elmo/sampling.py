@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 
 @torch.no_grad()

@@ -23,7 +23,7 @@ it. What it shares with the Transformers' trainer (the identity and settings che
 keeping the best, the bookkeeping of a run, :class:`course.lm.run.Run`) is in :mod:`course.lm`.
 
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
-is per process) and the gradients are averaged across processes (:mod:`course.distributed`); only
+is per process) and the gradients are averaged across processes (:mod:`course.core.distributed`); only
 rank 0 writes checkpoints and shows progress, and its held-out measurement decides for every process.
 A checkpoint resumes with another number of processes too: the epoch goes on from the first batch of
 its order not yet taken, the learning rate from the same share of training (:mod:`course.lm.run`).
@@ -39,11 +39,11 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 import torch
 
-from .. import distributed
-from ..checkpoints import run_identity
-from ..devices import resolve_device
-from ..divergence import perplexity
-from ..errors import SettingError
+from ..core import distributed
+from ..core.checkpoints import run_identity
+from ..core.devices import resolve_device
+from ..core.divergence import perplexity
+from ..core.errors import SettingError
 from ..lm.best import KeepBest
 from ..lm.generators import start_random_state
 from ..lm.heldout import split_heldout
@@ -193,7 +193,7 @@ def _training_data(corpus, model: Elmo, train_sentences: np.ndarray,
 @contextmanager
 def _progress_bar(model: Elmo, train: LanguageModelData, progress: bool):
     """A tqdm bar over the tokens of all epochs, starting where ``model.state`` stands."""
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     bar = progress_bar(total=model.config.epochs * train.num_tokens, initial=model.state.tokens, unit="tok",
                unit_scale=True, desc=f"ELMo ({model.config.preset})", disable=not progress, smoothing=0.1)

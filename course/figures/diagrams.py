@@ -2,7 +2,7 @@
 
 Every public function draws one diagram and returns its matplotlib ``Figure``: on a new figure, or on
 the ``ax`` given (then the diagram sets that Axes' limits and turns its frame off). Labels come from the
-catalogue (:func:`course.edition.text`), so they follow the notebook's edition; sizes come from the
+catalogue (:func:`course.core.edition.text`), so they follow the notebook's edition; sizes come from the
 config presets the course trains (``course.elmo.preset``, ``course.transformer.preset``, the ULMFiT
 and word2vec defaults), so a diagram names what the course builds.
 

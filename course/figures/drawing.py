@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..edition import text
+from ..core.edition import text
 from .plots import setup_cjk_font
 
 BLUE, GREEN, ORANGE, RED, GREY = "#4c72b0", "#55a868", "#dd8452", "#c44e52", "0.55"

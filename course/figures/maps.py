@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..edition import text
-from ..paths import atomic_path
+from ..core.edition import text
+from ..core.io import atomic_path
 
 GRID = 10_000  # coordinates are rounded to this many steps across the map, and stored as int16
 MAX_CATEGORIES = 255  # colour categories are stored as uint8 codes

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..edition import text
+from ..core.edition import text
 
 CJK_FAMILY_HINTS = ("CJK", "Han Sans", "Han Serif", "WenQuanYi", "SimHei", "Hei", "Ming", "Kai", "Song",
                     "Droid Sans Fallback")
@@ -176,7 +176,7 @@ def tsne_plot(kv, words: Sequence[str], seed: int = 0, ax=None, highlight: Seque
 def training_curve(values: Sequence[float], ax=None, xlabel: str | None = None, ylabel: str | None = None,
                    label: str | None = None, smooth: int = 1):
     """A training curve; ``smooth`` > 1 overlays a moving average of that many points. The axis labels
-    default to "step" and "loss" in the edition's words (:mod:`course.edition`)."""
+    default to "step" and "loss" in the edition's words (:mod:`course.core.edition`)."""
     xlabel, ylabel = xlabel or text("step"), ylabel or text("loss")
     ax = _axes(ax)
     values = np.asarray(values, dtype=np.float64)

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import OutputFileError, SettingError, VectorsFileError, WordNotInVocabularyError
-from ..paths import atomic_path, check_writable
+from ..core.errors import OutputFileError, SettingError, VectorsFileError, WordNotInVocabularyError
+from ..core.io import atomic_path, check_writable
 
 FILES = {"vectors": "vectors.tsv", "metadata": "metadata.tsv", "config": "projector_config.pbtxt"}
 CONFIG_FILENAME = FILES["config"]  # the name TensorBoard's projector plugin looks for in a log dir

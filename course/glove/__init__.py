@@ -17,7 +17,7 @@ One job per file, in the order of notebook 04:
   (:mod:`~course.glove.batches`).
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import PRESETS, VECTORS, GloVeConfig, preset
 from .counting import CHUNK_TOKENS, ENTRY_BYTES, cooccurrence_counts, entry_order, nonzero_entries
 from .loss import glove_loss, glove_loss_terms, targets, weighting

@@ -10,6 +10,7 @@ the ``K`` columns touched); the dot products ``w_i . w~_j`` are a sampled matrix
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -19,8 +20,26 @@ import scipy.sparse as sp
 from .counting import nonzero_entries
 from .loss import targets
 
-# The sparse CSR tensors below are stable for what they do here; torch warns about all of them.
-warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta state", category=UserWarning)
+BETA_NOTE = "Sparse CSR tensor support is in beta state"
+_quieted = threading.Lock()  # held while the note is silenced, so Hogwild threads never share the filter
+_quiet = False  # the note has been said, silenced, in this process
+
+
+def _silence_beta_note() -> None:
+    """Torch says :data:`BETA_NOTE` once a process, at its first sparse CSR tensor, and these are stable
+    for what they do here: make that first tensor with the note silenced, for this call only."""
+    global _quiet
+    if _quiet:
+        return
+    import torch
+
+    with _quieted:
+        if not _quiet:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=BETA_NOTE, category=UserWarning)
+                torch.sparse_csr_tensor(torch.tensor([0, 1]), torch.tensor([0]), torch.tensor([0.0]), (1, 1),
+                                        check_invariants=False)
+            _quiet = True
 
 
 @dataclass
@@ -72,6 +91,7 @@ def batch_loss_and_gradients(word_vectors, context_vectors, word_biases, context
     """
     import torch
 
+    _silence_beta_note()
     size = len(batch.rows)
     pattern = torch.sparse_csr_tensor(batch.row_pointers, batch.cols,
                                       torch.zeros(size, dtype=word_vectors.dtype, device=word_vectors.device),

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..errors import SettingError
-from ..fields import (
+from ..core.errors import SettingError
+from ..core.fields import (
     BATCH,
     COUNT,
     EPOCHS,

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import devices
-from ..errors import SettingError
+from ..core import devices
+from ..core.errors import SettingError
 
 CHUNK_TOKENS = 4_000_000  # tokens per counting step: memory grows with it, not with the corpus
 # Memory per non-zero co-occurrence while GloVe trains on it: the counts, the entries with log X,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .. import devices
+from ..core import devices
 from ..static import StaticVectorModel, TrainingState, hogwild
 from ..text.vocab import Vocabulary
 from .config import GloVeConfig

@@ -24,10 +24,10 @@ import os
 
 import scipy.sparse as sp
 
-from .. import devices
-from ..checkpoints import corpus_key
-from ..divergence import check_loss, smaller
-from ..errors import SettingError
+from ..core import devices
+from ..core.checkpoints import corpus_key
+from ..core.divergence import check_loss, smaller
+from ..core.errors import SettingError
 from ..static import hogwild, run_epochs
 from .batches import Batch, DeviceEntries, batch_loss_and_gradients
 from .counting import ENTRY_BYTES, entry_order

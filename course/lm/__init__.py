@@ -2,10 +2,8 @@
 Transformers of :mod:`course.transformer` and ULMFiT's fine-tuned language model of
 :mod:`course.ulmfit`. One job per file:
 
-- :mod:`~course.lm.corpus`: :func:`course_corpus`, the text the course's own models are trained on;
 - :mod:`~course.lm.state`: :class:`TrainingState`, where training stands and what it measured;
 - :mod:`~course.lm.heldout`: :func:`split_heldout`, every ``heldout_every``-th sentence held out;
-- :mod:`~course.lm.batches`: :func:`length_batches`, sentences of about equal length together;
 - :mod:`~course.lm.generators`: the random generators started from the seed or a checkpoint;
 - :mod:`~course.lm.threads`: :func:`cpu_threads`, torch's CPU threads while training;
 - :mod:`~course.lm.precision`: :func:`autocast_dtype` and the one :func:`autocast`;
@@ -15,11 +13,11 @@ Transformers of :mod:`course.transformer` and ULMFiT's fine-tuned language model
 - :mod:`~course.lm.run`: :class:`Run`, the epochs, read-outs, measurements and checkpoints of a call.
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 
 # Imported on first use: they load torch.
 __getattr__ = lazy_attributes(__name__, {
-    "course_corpus": "corpus", "length_batches": "batches", "KeepBest": "best", "epoch_position": "best",
+    "KeepBest": "best", "epoch_position": "best",
     "measures": "best",
     "split_heldout": "heldout", "ModelFile": "model_file", "autocast": "precision", "autocast_dtype": "precision",
     "cpu_has_bfloat16": "precision", "random_state": "generators", "start_random_state": "generators",
@@ -40,10 +38,8 @@ __all__ = [
     "check_batch_order",
     "check_same_run",
     "cpu_has_bfloat16",
-    "course_corpus",
     "cpu_threads",
     "epoch_position",
-    "length_batches",
     "measures",
     "random_state",
     "resume_checkpoint",

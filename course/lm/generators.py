@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .. import distributed
+from ..core import distributed
 
 
 def start_random_state(seed: int, device: torch.device, saved: dict | None,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import torch
 
-from ..divergence import check_weights
-from ..errors import ModelFileError
-from ..paths import atomic_path
+from ..core.divergence import check_weights
+from ..core.errors import ModelFileError
+from ..core.io import atomic_path
 from ..text.vocab import Vocabulary
 from .state import TrainingState
 
@@ -54,7 +54,7 @@ class ModelFile:
 
         Raises:
             TrainingDivergedError: a weight (or a best weight of a checkpoint) that is not finite:
-                nothing is written (:func:`course.divergence.check_weights`).
+                nothing is written (:func:`course.core.divergence.check_weights`).
             ModelFileError: ``path`` is a folder.
         """
         network = getattr(self, self.NETWORK)

@@ -20,7 +20,7 @@ from contextlib import nullcontext
 
 import torch
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 CUDA_AUTO = ("fp16", "bf16")  # what "auto" means on CUDA: float16, or bfloat16 where the GPU has it
 

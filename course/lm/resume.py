@@ -1,16 +1,16 @@
 """Resuming a language model's training from its checkpoint: one check, one error type per mistake.
 
 A checkpoint is the model file (:mod:`course.lm.model_file`) with the training state beside it; it
-records the run's identity (the corpus and the vocabulary: :func:`course.checkpoints.run_identity`)
+records the run's identity (the corpus and the vocabulary: :func:`course.core.checkpoints.run_identity`)
 and the settings. Resuming refuses, each with one line:
 
 - a checkpoint of another corpus or vocabulary, with other settings (but for
-  :data:`RESUMABLE_CHANGES`), or one that does not record its corpus: :class:`~course.errors.SettingError`;
+  :data:`RESUMABLE_CHANGES`), or one that does not record its corpus: :class:`~course.core.errors.SettingError`;
 - an epoch whose batch order, drawn again from (seed, epoch), is not the one the checkpoint was
   written in (:func:`check_batch_order`; the random generator's algorithm changed between the two
-  runs): :class:`~course.errors.SettingError`;
+  runs): :class:`~course.core.errors.SettingError`;
 - a file that is not a readable model file of the model's kind (missing, truncated, another kind):
-  :class:`~course.errors.ModelFileError`.
+  :class:`~course.core.errors.ModelFileError`.
 
 Resuming within an epoch: the trainers draw an epoch's batch order from (seed, epoch) and record in
 ``state.batch_in_epoch`` how many of its batches are taken (by all processes); a checkpoint written
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checkpoints import check_resumable, run_identity
-from ..errors import SettingError
+from ..core.checkpoints import check_resumable, run_identity
+from ..core.errors import SettingError
 
 RESUMABLE_CHANGES = frozenset({"device", "threads", "checkpoint_every", "preset"})  # a resumed run may change
 
@@ -40,7 +40,7 @@ def resume_checkpoint(checkpoint: str | os.PathLike | None, config, load, corpus
     Args:
         load: reads the checkpoint: ``load(path, device=..., with_extra=True) -> (model, payload)``.
         corpus, words: the corpus asked for now and the vocabulary it gives, to be checked against
-            the identity the checkpoint records (:func:`course.checkpoints.check_resumable`).
+            the identity the checkpoint records (:func:`course.core.checkpoints.check_resumable`).
 
     Raises:
         SettingError: a checkpoint of another corpus or vocabulary, with other settings (but for
@@ -58,7 +58,7 @@ def resume_checkpoint(checkpoint: str | os.PathLike | None, config, load, corpus
 
 def check_same_run(path: str | os.PathLike, saved: dict, identity: dict, config: dict) -> None:
     """Refuse to resume the checkpoint at ``path`` (``saved``: its ``{"identity", "config"}``) on
-    another corpus or vocabulary (``identity`` now: :func:`course.checkpoints.run_identity`) or with
+    another corpus or vocabulary (``identity`` now: :func:`course.core.checkpoints.run_identity`) or with
     other settings (``config`` now, as a dict; :data:`RESUMABLE_CHANGES` may differ).
 
     Raises:

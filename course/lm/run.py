@@ -28,9 +28,9 @@ import time
 
 import numpy as np
 
-from .. import distributed
-from ..divergence import check_loss, check_weights, smaller
-from ..errors import SettingError
+from ..core import distributed
+from ..core.divergence import check_loss, check_weights, smaller
+from ..core.errors import SettingError
 from .best import KeepBest, epoch_position, measures
 from .generators import random_state
 from .resume import batch_order, check_batch_order
@@ -101,6 +101,8 @@ class Run:
         self.bar, self.checkpoint, self.best, self.callback = bar, checkpoint, best, callback
         self.identity = identity
         self.world = world
+        # steps between checkpoints; a config without them (ULMFiT's stage 2) checkpoints where it measures
+        self.checkpoint_every = getattr(self.config, "checkpoint_every", None)
         batches = len(train.batches(self.config.batch_tokens))
         world.together(lambda: check_steps(batches, world, self.config.batch_tokens))
         self.steps_per_epoch = world.steps(batches)
@@ -199,7 +201,8 @@ class Run:
                 clock = time.perf_counter()
             if state.stopped_early:
                 return  # end_epoch saves the checkpoint
-            if (measured or state.step % config.checkpoint_every == 0) and not self.stopped:
+            every = self.checkpoint_every
+            if (measured or (every and state.step % every == 0)) and not self.stopped:
                 self.save_checkpoint()
                 clock = time.perf_counter()
             if self.stopped:
@@ -222,7 +225,7 @@ class Run:
 
     def check_loss(self, loss: float) -> None:
         """Stop where the loss read out is not finite in any process (every process stops alike:
-        :meth:`course.distributed.World.together`).
+        :meth:`course.core.distributed.World.together`).
 
         Raises:
             TrainingDivergedError: one line naming the epoch, the step and the learning rate.
@@ -264,7 +267,7 @@ class Run:
         """The model with the optimizer's and the random generators' states, the best weights, and
         the losses summed since the last read-out and the number of processes, when training has a
         checkpoint file. Every process takes part, and a checkpoint that cannot be written ends every
-        process (:meth:`course.distributed.World.together`)."""
+        process (:meth:`course.core.distributed.World.together`)."""
         generators = random_state(self.model.device, self.world)
         interval = self.interval_state()
         intervals = {"intervals": self.world.gather(interval)} if self.world.distributed else {}

@@ -1,6 +1,6 @@
 """The sentences the notebooks print, in each edition, one module per group of notebooks: a notebook's
 code cells are the same in both editions, so what they print comes from here through
-:func:`course.edition.text` (keys are unique across the modules; :data:`course.edition.CATALOGUE`
+:func:`course.core.edition.text` (keys are unique across the modules; :data:`course.core.edition.CATALOGUE`
 holds them all).
 
 - :mod:`~course.printed.counting`: notebooks 00-01 (corpora, one-hot and count vectors);

@@ -3,7 +3,7 @@ passes, and the sentences of one that fails (what was passed, what was expected,
 most). The keys start with ``check``; the formulas and code names in them are the same in both editions."""
 
 PRINTED: dict[str, dict[str, str]] = {
-    # course.teaching.checks.common: the pieces every check's messages are made of
+    # course.teaching.checks.harness: the pieces every check's messages are made of
     "check with": {"en": "{message} (with {where}).", "zh": "{message}（输入：{where}）。"},
     "check right": {"en": "Right: {message}", "zh": "正确：{message}"},
     "check takes a function": {

@@ -5,8 +5,9 @@
   ``KeyedVectors`` and word2vec files, its checkpoints, and how a run starts or resumes;
 - :mod:`~course.static.epochs`: :func:`run_epochs`, the epoch loop, its units of work shared
   among Hogwild workers: forked processes (:mod:`~course.static.hogwild`) or Python threads;
-- :mod:`~course.static.hogwild`: lock-free training in forked processes over tables in shared memory;
-- :mod:`~course.static.course_models`: the skip-gram and GloVe vectors the notebooks share, per corpus.
+- :mod:`~course.static.hogwild`: lock-free training in forked processes over tables in shared memory.
+
+Which vectors each notebook trains or loads is :mod:`course.shared.vectors`' job.
 """
 
 from .epochs import run_epochs

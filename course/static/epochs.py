@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..devices import keep_work_memory
+from ..core.devices import keep_work_memory
 from . import hogwild
 
 # train_unit(index, done) -> (examples, mean loss or None); done() -> examples trained so far
@@ -40,7 +40,7 @@ def run_epochs(model, epoch_work: Callable[[int], tuple[int, TrainUnit]], total:
     """
     import torch
 
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     state = model.state
     on_cpu = model.device.type == "cpu"

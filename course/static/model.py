@@ -3,7 +3,7 @@
 A model is a :class:`~course.text.vocab.Vocabulary` (built without special tokens), a config
 dataclass, tables of vectors and a :class:`~course.static.state.TrainingState`. Its vectors
 leave the package as gensim ``KeyedVectors`` and word2vec files; its checkpoints are a dict of
-plain types and tensors (:mod:`course.checkpoints`), so that a crafted file is refused unread.
+plain types and tensors (:mod:`course.core.checkpoints`), so that a crafted file is refused unread.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import ClassVar
 
-from ..checkpoints import (
+from ..core.checkpoints import (
     check_resumable,
     checkpoint_errors,
     read_checkpoint,
@@ -22,7 +22,7 @@ from ..checkpoints import (
     vocabulary_key,
     write_checkpoint,
 )
-from ..errors import EmptyVocabularyError
+from ..core.errors import EmptyVocabularyError
 from ..text.vocab import Vocabulary, VocabularyConfig
 
 
@@ -37,7 +37,7 @@ class StaticVectorModel:
 
     Attributes:
         vocab, config, device, state: the words, the settings, where the tables are, where training stands.
-        trained_on: the corpus trained on (:func:`course.checkpoints.corpus_key`), once training starts.
+        trained_on: the corpus trained on (:func:`course.core.checkpoints.corpus_key`), once training starts.
     """
 
     FORMAT: ClassVar[str]
@@ -75,7 +75,7 @@ class StaticVectorModel:
         """Write the word vectors in word2vec format (text, or binary), atomically; refused, with
         nothing written, where a vector is not finite (a run that diverged)."""
         from ..analysis.vectors import save_word_vectors
-        from ..divergence import check_weights, smaller
+        from ..core.divergence import check_weights, smaller
 
         check_weights(path, {"vectors": self.vectors()}, "vectors", smaller(lr=self.config.lr))
         return save_word_vectors(self.vocab.words, self.vectors().float().cpu().numpy(), path, binary=binary)
@@ -84,7 +84,7 @@ class StaticVectorModel:
 
     def save_checkpoint(self, path: str | os.PathLike) -> Path:
         """Save everything needed to resume training (atomically); refused, with nothing written, where
-        a table is not finite (:func:`course.checkpoints.write_checkpoint`)."""
+        a table is not finite (:func:`course.core.checkpoints.write_checkpoint`)."""
         tensors = self.checkpoint_tensors()
         return write_checkpoint(path, {
             "format": self.FORMAT,

@@ -10,7 +10,7 @@ One job per file:
 - :mod:`~course.tagger.curves`: the learning curve, unseen-entity F1 and the claims' figures.
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import INPUTS, TaggerConfig, epochs_for
 
 # The rest is imported on first use: it loads torch, which the settings do not need.

@@ -23,8 +23,20 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from ..errors import SettingError
-from ..fields import BATCH, EPOCHS, EVALUATIONS, RATE, SEED, SHARE, SIZE, VECTOR_SIZE, Range, check_settings, setting
+from ..core.errors import SettingError
+from ..core.fields import (
+    BATCH,
+    EPOCHS,
+    EVALUATIONS,
+    RATE,
+    SEED,
+    SHARE,
+    SIZE,
+    VECTOR_SIZE,
+    Range,
+    check_settings,
+    setting,
+)
 
 INPUTS = ("learned", "word2vec", "glove", "elmo", "elmo-finetuned", "bert", "bert-finetuned")
 PASSES = 6_000  # sentences seen in training, about, when epochs is None (see epochs_for)

@@ -10,7 +10,7 @@ chooses its epoch on the same dev sentences and is measured once on the test sen
   words a tagger can only know from pretraining (:func:`unseen_entity_scores`).
 
 The runs share nothing but their inputs, so they go side by side on the CPU's cores
-(:func:`course.parallel.run_jobs`); a frozen network's layers are computed first, once, for every
+(:func:`course.core.parallel.run_jobs`); a frozen network's layers are computed first, once, for every
 sentence any run reads.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..errors import SettingError
-from ..parallel import longest_first, run_jobs
+from ..core.errors import SettingError
+from ..core.parallel import longest_first, run_jobs
 from ..tasks.ner import NerData, TaggedSentence, entity_scores_from_counts, entity_spans
 from .config import TaggerConfig
 from .inputs import ElmoFeatures
@@ -67,7 +67,7 @@ def learning_curve(data: NerData, inputs: Sequence[str], counts: Sequence[int | 
         config: the other settings (``input`` and ``seed`` are set per run).
         on_run: called with each row, in the order of the runs, as it is done (to print progress).
         workers: runs at once, each in a process of its own (None: every core;
-            :func:`course.parallel.run_jobs`); the rows are the same for any number.
+            :func:`course.core.parallel.run_jobs`); the rows are the same for any number.
         counts_by_input: the counts of some inputs, in place of ``counts`` (notebook 09 fine-tunes the
             biLM at its fewest labels only): one call runs them all, so the workers share every run.
         longest_first_order: hand the workers the fine-tuning runs first, then the runs with more labels

@@ -31,8 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..core.errors import SettingError
 from ..elmo.scalar_mix import ScalarMix
-from ..errors import SettingError
 from .config import TaggerConfig
 from .inputs import ElmoInput, lengths_of, padding_mask
 

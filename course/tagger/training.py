@@ -20,12 +20,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..checkpoints import labelled_corpus, resumes, run_identity
-from ..devices import check_memory, resolve_device
-from ..divergence import check_loss, smaller
-from ..errors import SettingError
-from ..supervised import Checkpoint, LoopConfig, fit
-from ..tasks.labelled import length_batches
+from ..core.checkpoints import resumes, run_identity
+from ..core.devices import check_memory, resolve_device
+from ..core.divergence import check_loss, smaller
+from ..core.errors import SettingError
+from ..supervised import Checkpoint, LoopConfig, evaluation_epochs, fit, labelled_corpus, pooled_batches
 from ..tasks.ner import LABELS
 from .config import TaggerConfig, epochs_for
 from .inputs import ElmoFeatures, ElmoInput, LearnedEmbeddings, StaticVectors
@@ -82,7 +81,7 @@ def build_tagger(train, config: TaggerConfig, vectors=None, elmo=None, features:
 
 def check_tagger_memory(train, config: TaggerConfig, device, vectors=None, elmo=None, bert=None) -> None:
     """Refuse, before anything is allocated, a tagger whose training cannot fit in memory
-    (:func:`course.devices.check_memory`, as the other trainers do).
+    (:func:`course.core.devices.check_memory`, as the other trainers do).
 
     With V the words of ``train`` (and ``<pad>``, ``<unk>``), D the input's size per word, H
     ``hidden_dim`` and the labelled sentences' longest T, the weights are the learned embeddings
@@ -119,13 +118,7 @@ def _optimizer(tagger: Tagger, config: TaggerConfig) -> torch.optim.Optimizer:
 def batches(sentences, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
     """One epoch's batches of sentence indexes: shuffled, then sorted by length within pools of 20
     batches so that a batch holds sentences of similar length (less padding), in shuffled order."""
-    return length_batches(np.array([len(s.words) for s in sentences]), batch_size, rng)
-
-
-def evaluation_epochs(epochs: int, evaluations: int) -> set[int]:
-    """The epochs (1-based) after which dev is measured: ``evaluations`` of them, evenly spread, the last included."""
-    count = min(evaluations, epochs)
-    return {int(round(e)) for e in np.linspace(epochs / count, epochs, count)}
+    return pooled_batches(np.array([len(s.words) for s in sentences]), batch_size, rng)
 
 
 def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None, elmo=None,
@@ -184,7 +177,7 @@ def train_tagger(train, dev, config: TaggerConfig = TaggerConfig(), vectors=None
 
 def _run_identity(train, tagger: Tagger, config: TaggerConfig) -> dict:
     """What a checkpoint must match to be resumed: the run's identity (the labelled sentences as a
-    corpus of word-label pairs, and the learned vocabulary: :func:`course.checkpoints.run_identity`),
+    corpus of word-label pairs, and the learned vocabulary: :func:`course.core.checkpoints.run_identity`),
     the settings (the device may change), and the freshly drawn tagger's weights, which hold its
     pretrained inputs."""
     corpus = labelled_corpus("labelled sentences", [zip(s.words, s.labels, strict=True) for s in train])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 
 def draw_nested(pool: list, count: int | str, seed: int, noun: str, source: str) -> list:
@@ -26,16 +26,3 @@ def draw_nested(pool: list, count: int | str, seed: int, noun: str, source: str)
                            f"{available:,}: ask for at most that, or 'all'")
     order = np.random.default_rng(seed).permutation(available)
     return [pool[i] for i in order[:count]]
-
-
-def length_batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """One epoch's batches of example indexes: shuffled, sorted by length within pools of 20 batches (less
-    padding), cut into batches, the batches shuffled."""
-    order = rng.permutation(len(lengths))
-    pool = 20 * batch_size
-    out = []
-    for start in range(0, len(order), pool):
-        part = order[start:start + pool]
-        part = part[np.argsort(lengths[part], kind="stable")]
-        out.extend(part[i:i + batch_size] for i in range(0, len(part), batch_size))
-    return [out[i] for i in rng.permutation(len(out))]

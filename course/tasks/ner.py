@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CourseError
+from ..core.errors import CourseError
 from ..text.tokenize import CHINESE_SENTENCE_END
 from .labelled import draw_nested
 

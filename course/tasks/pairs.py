@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 MIN_WORDS = 3  # shorter sentences (datelines, bylines) are never drawn
 LABELS = ("different paragraphs", "same paragraph")
@@ -77,7 +77,7 @@ def draw_pairs(corpus, paragraphs: np.ndarray, split: str, count: int, seed: int
             pairs of a kind than asked for.
     """
     paragraphs = np.asarray(paragraphs)[:corpus.num_sentences]
-    lengths = corpus.sentence_lengths()
+    lengths = corpus.lengths()
     long_enough = np.flatnonzero(lengths >= MIN_WORDS)
     in_split = long_enough[[split_of(int(paragraphs[i])) == split for i in long_enough]]
     groups: dict[int, list[int]] = {}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 from .labelled import draw_nested
 from .ner import LabelledFileError
 

@@ -36,8 +36,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import AssignmentMarkerError, NotebookFileError
-from ..paths import atomic_path, build_dir, project_root
+from ..core.errors import AssignmentMarkerError, NotebookFileError
+from ..core.io import atomic_path
+from ..core.paths import build_dir, project_root
 
 BEGIN_SOLUTION = "BEGIN SOLUTION"
 END_SOLUTION = "END SOLUTION"

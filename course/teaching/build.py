@@ -15,7 +15,7 @@ sections, previous and next, the switch between editions, a search over both, an
 
 With ``jobs`` above 1 the notebooks run that many at a time, each in a process of its own, started in
 order as the earlier ones end. A notebook that loads a model a notebook still running will save waits for
-it (:func:`course.paths.wait_for_saved`) rather than training it again, so nothing is trained twice and
+it (:func:`course.shared.saved.wait_for_saved`) rather than training it again, so nothing is trained twice and
 the results are those of the build one at a time; where the machine has at least two cores per notebook,
 each gets its own share of them. On two cores that fills the cores a notebook leaves idle; with a GPU,
 the small models of several notebooks share it.
@@ -44,12 +44,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..claims import HOLDS, Claim, claims_html, claims_json, measure_claims
-from ..devices import describe_machine
-from ..edition import resolve_edition, text
-from ..errors import CourseError, NotebookFileError, OutputFileError, SettingError
-from ..paths import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, atomic_path, build_dir, build_running, project_root
-from ..progress import STATUS_ENV
-from ..settings import resolve_profile
+from ..core.devices import describe_machine
+from ..core.edition import resolve_edition, text
+from ..core.errors import CourseError, NotebookFileError, OutputFileError, SettingError
+from ..core.io import atomic_path
+from ..core.paths import build_dir, project_root
+from ..core.progress import STATUS_ENV
+from ..core.settings import resolve_profile
+from ..shared.saved import BUILD_PID, NOTEBOOK_ENV, PENDING_ENV, build_running
 from . import heartbeat
 from .assignments import Assignment, Written, find_assignments, find_written, read_notebook, write_student_versions
 from .heartbeat import Heartbeat
@@ -403,7 +405,7 @@ def _build(sources: list[Path], folder: Path, out: Path, profile: str, edition: 
                                         indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {out / 'index.html'}", flush=True)
     print(f"machine: {machine}", flush=True)  # the times and the claims' last digits are this machine's
-    from ..parallel import available_cores
+    from ..core.parallel import available_cores
 
     if wall is not None:
         print(f"{jobs} notebooks at a time: the total is the build's own time, not the sum of the notebooks'",
@@ -432,11 +434,11 @@ def core_shares(jobs: int, cores: list[int] | None = None) -> list[list[int] | N
 
 
 def pending_markers(sources: list[Path], folder: Path) -> list[Path]:
-    """Write into ``folder`` a marker for each shared file (:data:`~course.teaching.shared_models.SHARED_FILES`)
+    """Write into ``folder`` a marker for each shared file (:data:`~course.shared.files.SHARED_FILES`)
     that one of ``sources`` makes, naming that notebook (its stem): what a notebook started at the same
-    time waits for (:func:`course.paths.wait_for_saved`). A file already saved gets one too: the maker may
+    time waits for (:func:`course.shared.saved.wait_for_saved`). A file already saved gets one too: the maker may
     save it again (trained with other settings), and a marker written before the save makes that visible."""
-    from .shared_models import SHARED_FILES
+    from ..shared.files import SHARED_FILES
 
     makers = {source.stem.split("_", 1)[0]: source.stem for source in sources}
     markers = []

@@ -36,8 +36,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import NotebookFileError
-from ..paths import atomic_path, project_root
+from ..core.errors import NotebookFileError
+from ..core.io import atomic_path
+from ..core.paths import project_root
 from .assignments import notebook_paths, read_notebook
 from .glossary import glossary_problems
 
@@ -189,7 +190,7 @@ def chinese_folder(notebooks: str | Path | None = None) -> Path:
 
 def edition_folder(edition: str, notebooks: str | Path | None = None) -> Path:
     """The folder of ``edition``'s notebooks: ``notebooks/`` for ``en``, ``notebooks/zh/`` for ``zh``."""
-    from ..edition import resolve_edition
+    from ..core.edition import resolve_edition
 
     english = Path(notebooks) if notebooks is not None else project_root() / "notebooks"
     return english if resolve_edition(edition) == "en" else english / EDITION_FOLDER

@@ -45,8 +45,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..errors import AssignmentMarkerError, GradingError, NotebookFileError
-from ..paths import cache_dir
+from ..core.errors import AssignmentMarkerError, GradingError, NotebookFileError
+from ..core.paths import cache_dir
 from . import sandbox
 from .assignments import (
     BEGIN_HIDDEN_TESTS,

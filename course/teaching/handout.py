@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-from ..errors import ChecksumError, ModelFileError, OutputFileError, SettingError
-from ..paths import _lock, atomic_path, build_dir, models_dir, project_root, write_failure
-from ..settings import PROFILES, resolve_profile
+from ..core.errors import ChecksumError, ModelFileError, OutputFileError, SettingError
+from ..core.io import _lock, atomic_path, write_failure
+from ..core.paths import build_dir, models_dir, project_root
+from ..core.settings import PROFILES, resolve_profile
 from ..text.download import CHUNK_BYTES, RemoteFile, fetch, sha256_of
 
 MANIFEST = "MANIFEST.json"

@@ -4,7 +4,7 @@ A notebook that trains a biLM runs for twenty minutes or more, and a build print
 "running ..." line and its end. :class:`Heartbeat` watches papermill run one notebook (nbclient calls
 :meth:`Heartbeat.on_cell_execute` as each code cell starts) and prints, every ``seconds``, which code
 cell is running, under which heading, for how long, and where its progress bar stands (the latest state
-the notebook's kernel wrote into the status file of :mod:`course.progress`; without one, the last line
+the notebook's kernel wrote into the status file of :mod:`course.core.progress`; without one, the last line
 the cell has printed)::
 
       06_elmo_bilm: 12.0 min; code cell 14 of 31, "4 · Training", for 9.5 min: ELMo (cpu):  62%|██████▏   |
@@ -89,7 +89,7 @@ class Heartbeat:
         notebook: the notebook as papermill will run it (its cells' ids name the code cells).
         seconds: between two lines; the first comes ``seconds`` after the block begins.
         status: the file the notebook's kernel writes its progress bar's state into
-            (:data:`course.progress.STATUS_ENV`), if any.
+            (:data:`course.core.progress.STATUS_ENV`), if any.
     """
 
     def __init__(self, name: str, notebook, seconds: float = HEARTBEAT_SECONDS, status: Path | None = None):

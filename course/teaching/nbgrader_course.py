@@ -20,8 +20,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import NotebookFileError, OutputFileError
-from ..paths import build_dir, process_umask
+from ..core.errors import NotebookFileError, OutputFileError
+from ..core.io import process_umask
+from ..core.paths import build_dir
 from .assignments import find_assignments, notebook_paths, read_notebook
 from .editions import edition_folder
 

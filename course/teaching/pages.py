@@ -133,7 +133,7 @@ def _complete(target: Path, stamp: str) -> bool:
 def static_folder(out: Path) -> Path:
     """Where the pages a build writes under ``out`` find MathJax: ``build/static/`` for a build into ``build/``
     or a folder in it (both editions share one copy), else ``out/static/`` (a build elsewhere stands alone)."""
-    from ..paths import build_dir
+    from ..core.paths import build_dir
 
     out, root = Path(out).absolute(), build_dir().absolute()
     return root / "static" if out == root or root in out.parents else out / "static"

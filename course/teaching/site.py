@@ -34,7 +34,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote
 
-from ..paths import atomic_path
+from ..core.io import atomic_path
 
 SITE_FILES = Path(__file__).parent / "site_files"
 ASSETS = ("site.css", "site.js")

@@ -1,7 +1,7 @@
 """The student version of the course package: the course without its own implementations of the graded functions.
 
 A check compares a student's function with the course's own implementation (declared next to each check with
-:func:`course.teaching.checks.common.compares_with`). Anything that runs in the kernel of the student's notebook
+:func:`course.teaching.checks.harness.compares_with`). Anything that runs in the kernel of the student's notebook
 is the student's to change: a tracer replaced, a record filtered, a thread or a child process that the grader
 never sees. So the grader does not try to catch the reference being used there; it leaves the reference out:
 
@@ -34,8 +34,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import OutputFileError
-from ..paths import build_dir
+from ..core.errors import OutputFileError
+from ..core.paths import build_dir
 from .assignments import is_grade_cell
 
 PACKAGE = Path(__file__).resolve().parents[1]  # the real package, course/

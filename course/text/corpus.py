@@ -39,11 +39,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
-from ..paths import atomic_path, cache_dir
+from ..core.errors import CorpusDecodeError, CorpusNotFoundError, EmptyCorpusError, UnknownCorpusError
+from ..core.io import atomic_path
+from ..core.paths import cache_dir
 from . import tokenize
 from .corpus_cache import DamagedCacheError, clear_folder_entry, content_fingerprint, read_cached, write_cached
 from .download import RemoteFile, fetch, member_lines
+from .sentences import Sentences
 
 PREPROCESSING_VERSION = 1
 TEXT8_SENTENCE_LENGTH = 1000  # text8 has no sentence marks; word2vec.c cuts it every 1000 words
@@ -73,7 +75,7 @@ WIKITEXT_103 = RemoteFile(  # its authors published the archive's MD5, not a SHA
 
 
 @dataclass(frozen=True, eq=False)
-class Corpus:
+class Corpus(Sentences):
     """Sentences of tokens, stored flat.
 
     Attributes:
@@ -93,14 +95,6 @@ class Corpus:
     offsets: np.ndarray
     tag_types: list[str] | None = None
     tag_ids: np.ndarray | None = None
-
-    @property
-    def num_sentences(self) -> int:
-        return len(self.offsets) - 1
-
-    @property
-    def num_tokens(self) -> int:
-        return len(self.token_ids)
 
     def __len__(self) -> int:
         return self.num_sentences
@@ -126,10 +120,6 @@ class Corpus:
     def counts(self) -> np.ndarray:
         """``(len(types),)`` int64: how often each type occurs."""
         return np.bincount(self.token_ids, minlength=len(self.types)).astype(np.int64)
-
-    def sentence_lengths(self) -> np.ndarray:
-        """``(num_sentences,)`` int64: tokens per sentence."""
-        return np.diff(self.offsets)
 
     def tagged_sentences(self) -> Iterator[list[tuple[str, str]]]:
         """Sentences as lists of ``(word, tag)``; only for corpora with tags."""
@@ -167,7 +157,7 @@ class Corpus:
         """Headline statistics: sentences, tokens, vocabulary size (all types and at ``min_count``)."""
         counts = self.counts()
         kept = counts >= min_count
-        lengths = self.sentence_lengths()
+        lengths = self.lengths()
         return {
             "corpus": self.name,
             "language": self.language,
@@ -490,7 +480,7 @@ def _text_files(path: Path) -> list[Path]:
 
 
 def _build_from_files(path: Path, files: list[Path], language: str, progress: bool) -> Corpus:
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     texts = [(file, _read_utf8(file)) for file in files]
     if language == "auto":

@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import OutputFileError
-from ..paths import atomic_path
+from ..core.errors import OutputFileError
+from ..core.io import atomic_path
 
 DTYPES = {"types": np.uint8, "token_ids": np.int32, "offsets": np.int64, "meta": np.uint8,
           "tag_types": np.uint8, "tag_ids": np.int16}

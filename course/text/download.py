@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ChecksumError, DownloadError
-from ..paths import atomic_path, cache_dir
-from ..progress import progress_bar
+from ..core.errors import ChecksumError, DownloadError
+from ..core.io import atomic_path
+from ..core.paths import cache_dir
+from ..core.progress import progress_bar
 
 CHUNK_BYTES = 1 << 20
 

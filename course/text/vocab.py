@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
-from ..paths import atomic_path
+from ..core.errors import EmptyVocabularyError, SettingError, WordNotInVocabularyError
+from ..core.io import atomic_path
 
 DEFAULT_SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
 

@@ -17,25 +17,25 @@ One job per file:
   held-out perplexity after each epoch, checkpoints, resuming;
 - :mod:`~course.transformer.embedder`: the L + 1 layers of each token of a sentence;
 - :mod:`~course.transformer.model`: :class:`Transformer`, everything above in one object, and its file;
-- :mod:`~course.transformer.course_models`: the models the notebooks share, per corpus, objective and profile;
 - :mod:`~course.transformer.bert_input`: one BERT pretraining example, ``[CLS] A [SEP] B [SEP]`` with segments;
 - :mod:`~course.transformer.classifier`: :func:`~course.transformer.classifier.fine_tune`, a pretrained model
   fine-tuned with a classifier head, GPT's input transformation or BERT's ``[CLS]``, on single texts or pairs;
 - :mod:`~course.transformer.next_sentence`: BERT pretrained on pairs of sentences with segments, the masked LM
   and next-sentence prediction, or the masked LM alone on the same pairs.
 
+Which Transformers each notebook trains or loads is :mod:`course.shared.transformers`' job.
+
 What it shares with the biLM and ULMFiT (the training state, the held-out split, precision, the model
 file, resuming, keeping the best, the bookkeeping of a run) is in :mod:`course.lm`.
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import TransformerConfig, preset
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {
     "MultiHeadSelfAttention": "attention", "causal_mask": "attention", "scaled_dot_product_attention": "attention",
-    "TransformerBlock": "block", "course_config": "course_models", "course_transformer": "course_models",
-    "course_transformers": "course_models",
+    "TransformerBlock": "block",
     "TransformerLM": "lm", "TransformerStates": "lm", "IGNORE": "masking", "mask_tokens": "masking",
     "TrainingState": "model", "Transformer": "model", "load_transformer": "model", "learning_rate": "training",
     "train_transformer": "training"})
@@ -50,9 +50,6 @@ __all__ = [
     "TransformerLM",
     "TransformerStates",
     "causal_mask",
-    "course_config",
-    "course_transformer",
-    "course_transformers",
     "learning_rate",
     "load_transformer",
     "mask_tokens",

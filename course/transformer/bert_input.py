@@ -13,7 +13,7 @@ the sentence that follows A in the text (``IsNext``), half the time a sentence d
 (``NotNext``); next-sentence prediction (NSP) is a binary classifier on the top state of ``[CLS]``,
 trained beside the masked LM. RoBERTa (Liu et al., 2019) found NSP unnecessary: trained on the masked
 LM alone, with full sentences, it did as well or better. The course's BERT
-(:func:`~course.transformer.course_transformer`) is pretrained that way, on the masked LM alone, one
+(:func:`~course.shared.transformers.course_transformer`) is pretrained that way, on the masked LM alone, one
 sentence at a time as ``<bos> w_1 .. w_n <eos>`` (its ``[CLS]`` and ``[SEP]``), so it has no segment
 table; :func:`bert_example` shows what BERT's input looks like, and
 :mod:`~course.transformer.next_sentence` pretrains a BERT on such pairs, with NSP or without.
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 CLS, SEP = "[CLS]", "[SEP]"
 SEGMENT_A, SEGMENT_B = 0, 1

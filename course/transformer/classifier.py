@@ -59,19 +59,17 @@ rising linearly over the first ``warmup_share`` of the steps and then falling li
 papers), gradients clipped to norm ``clip_norm``, batches of ``batch_size`` texts of similar length
 drawn from (seed, epoch). The dev error is measured after ``evaluations`` epochs evenly spread (the
 last included); the weights of the best measurement are kept and training stops after ``patience``
-measurements without a better one (:class:`course.lm.best.KeepBest`, as the course's language
-models keep their best held-out perplexity; ties keep the earlier epoch), so the epoch is chosen on
-dev, never on test.
+measurements without a better one (:func:`course.supervised.fit`, the loop of the tagger and ULMFiT's
+classifier; ties keep the earlier epoch), so the epoch is chosen on dev, never on test.
 
 :func:`fine_tune_runs` fine-tunes one classifier per model, number of labelled reviews and seed, the
-runs side by side on the CPU's cores (:func:`course.parallel.run_jobs`).
+runs side by side on the CPU's cores (:func:`course.core.parallel.run_jobs`).
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
@@ -79,9 +77,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..devices import resolve_device
-from ..errors import SettingError
-from ..fields import (
+from ..core.devices import resolve_device
+from ..core.errors import SettingError
+from ..core.fields import (
     BATCH,
     EPOCHS,
     EVALUATIONS,
@@ -95,13 +93,10 @@ from ..fields import (
     choose_preset,
     setting,
 )
-from ..lm.best import KeepBest
+from ..core.parallel import run_jobs
 from ..lm.precision import autocast
-from ..lm.state import TrainingState
 from ..lm.threads import cpu_threads
-from ..parallel import run_jobs
-from ..tagger.training import evaluation_epochs
-from ..tasks.labelled import length_batches
+from ..supervised import LoopConfig, evaluation_epochs, fit, pooled_batches
 from .model import Transformer
 from .perplexity import precision_dtype
 
@@ -428,48 +423,40 @@ def fine_tune(model: Transformer, texts: Sequence[Sequence[str]], labels: Sequen
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr)
     lengths = np.array([min(text_length(t), classifier.max_tokens) for t in texts])
-    steps_per_epoch = math.ceil(len(texts) / config.batch_size)
-    total_steps = config.epochs * steps_per_epoch
-    measured = evaluation_epochs(config.epochs, config.evaluations)
-    state = TrainingState()
-    best = KeepBest(classifier, state, config.patience)
-    history, step, seconds = [], 0, 0.0
-    from ..progress import progress_bar
+    total_steps = config.epochs * math.ceil(len(texts) / config.batch_size)
+    step = 0
 
-    with cpu_threads(device, config.threads), progress_bar(total=config.epochs, desc=f"fine-tuning {classifier.style}",
-                                                   unit="epoch", disable=not progress, leave=False) as bar:
-        for epoch in range(1, config.epochs + 1):
-            clock = time.perf_counter()
-            classifier.train()
-            torch.manual_seed(config.seed * 1_000 + epoch)
-            losses, lm_losses = [], []
-            for rows in length_batches(lengths, config.batch_size, np.random.default_rng([config.seed, epoch])):
-                for group in optimizer.param_groups:
-                    group["lr"] = learning_rate(config, step, total_steps)
-                with autocast(device, dtype):
-                    logits, lm_loss = classifier.logits_and_lm_loss([texts[i] for i in rows])
-                task = nn.functional.cross_entropy(logits, torch.from_numpy(labels[rows]).to(device))
-                loss = task + config.lm_weight * lm_loss if classifier.style == "GPT" else task
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(classifier.parameters(), config.clip_norm)
-                optimizer.step()
-                losses.append(task.item())
-                lm_losses.append(lm_loss.item())
-                step += 1
-            seconds += time.perf_counter() - clock
-            dev_error = classifier.error_rate(dev_texts, dev_labels) if epoch in measured else None
-            history.append({"epoch": epoch, "loss": float(np.mean(losses)), "lm_loss": float(np.mean(lm_losses)),
-                            "dev_error": dev_error})
-            bar.update(1)
-            if dev_error is not None:
-                bar.set_postfix(dev_error=f"{dev_error:.3f}", refresh=False)
-                if best.measured({"epoch": epoch, "step": step, "dev_error": dev_error}, dev_error):
-                    break
-    best.restore()
+    def train_epoch(epoch: int) -> dict:
+        nonlocal step
+        classifier.train()
+        torch.manual_seed(config.seed * 1_000 + epoch)
+        losses, lm_losses = [], []
+        for rows in pooled_batches(lengths, config.batch_size, np.random.default_rng([config.seed, epoch])):
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(config, step, total_steps)
+            with autocast(device, dtype):
+                logits, lm_loss = classifier.logits_and_lm_loss([texts[i] for i in rows])
+            task = nn.functional.cross_entropy(logits, torch.from_numpy(labels[rows]).to(device))
+            loss = task + config.lm_weight * lm_loss if classifier.style == "GPT" else task
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(classifier.parameters(), config.clip_norm)
+            optimizer.step()
+            losses.append(task.item())
+            lm_losses.append(lm_loss.item())
+            step += 1
+        return {"loss": float(np.mean(losses)), "lm_loss": float(np.mean(lm_losses))}
+
+    loop = LoopConfig(config.epochs, frozenset(evaluation_epochs(config.epochs, config.evaluations)), "error",
+                      higher_is_better=False, patience=config.patience, every_epoch=True,
+                      description=f"fine-tuning {classifier.style}",
+                      advice=f"use a smaller lr (FineTuneConfig.lr, now {config.lr})")
+    with cpu_threads(device, config.threads):
+        state = fit(classifier, optimizer, train_epoch, lambda: classifier.error_rate(dev_texts, dev_labels), loop,
+                    progress=progress)
     classifier.eval()
-    classifier.history, classifier.best_epoch = history, state.best["epoch"]
-    classifier.epochs, classifier.seconds = len(history), seconds
+    classifier.history, classifier.best_epoch = state.history, state.best_epoch
+    classifier.epochs, classifier.seconds = state.epoch, state.seconds
     return classifier
 
 
@@ -485,7 +472,7 @@ def fine_tune_runs(models: dict[str, Transformer], data, counts: Sequence[int | 
         dev, test: the reviews to choose the epoch on and to measure on.
         config: the settings (``seed`` is set per run).
         workers: runs at once, each in a process of its own (None: every core;
-            :func:`course.parallel.run_jobs`); the rows are the same for any number.
+            :func:`course.core.parallel.run_jobs`); the rows are the same for any number.
         on_run: called with each row, in the order of the runs, as it is done.
 
     Returns:

@@ -34,22 +34,20 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..errors import SettingError
-from ..fields import (
-    BATCH,
+from ..core.errors import SettingError
+from ..core.fields import (
     COUNT,
     EPOCHS,
     FRACTION,
-    PATIENCE,
     RATE,
     SEED,
     SHARE,
-    STEPS,
     THREADS,
     check_settings,
     choose_preset,
     setting,
 )
+from ..lm.settings import TrainingSettings
 
 OBJECTIVES = ("causal", "masked")
 PRECISIONS = ("auto", "fp32", "bf16")
@@ -57,8 +55,9 @@ SOFTMAXES = ("full", "adaptive")
 
 
 @dataclass(frozen=True)
-class TransformerConfig:
-    """Everything that defines a Transformer language model and its training."""
+class TransformerConfig(TrainingSettings):
+    """Everything that defines a Transformer language model and its training (what every language model
+    trains with: :class:`~course.lm.settings.TrainingSettings`)."""
 
     objective: str = setting("causal", "causal: GPT, each word predicts the next; masked: BERT, hidden words are "
                                        "predicted from both sides", OBJECTIVES)
@@ -80,27 +79,15 @@ class TransformerConfig:
     # masked objective
     mask_share: float = setting(0.15, "masked objective: share of the words chosen for prediction (of those 80% "
                                       "[MASK], 10% a random word, 10% kept)", range=FRACTION)
-    # training
+    # training (the rest: lm.settings.TrainingSettings)
     epochs: int = setting(8, "passes over the training sentences", range=EPOCHS)
-    batch_tokens: int = setting(2_000, "padded positions per batch (sentences of about equal length)", range=BATCH)
     lr: float = setting(1e-3, "AdamW's largest learning rate, after the warm-up", range=RATE)
     warmup_share: float = 0.05  # of all steps, with the learning rate rising linearly from 0
-    final_lr_share: float = 0.1  # cosine decay from lr to lr * final_lr_share
     weight_decay: float = 0.01
-    clip_norm: float = 1.0
-    heldout_every: int = 20  # sentence i is held out when i % heldout_every == heldout_every - 1
     seed: int = setting(1, "draws the first weights, the batches' order, dropout and the masks", range=SEED)
-    device: str = setting("auto", "auto (CUDA if present), cpu or cuda")
     precision: str = setting("auto", "auto: bf16 autocast where the GPU or CPU multiplies bf16 natively, else "
                                      "float32", PRECISIONS)
     threads: int = setting(1, "CPU threads for torch", range=THREADS)
-    checkpoint_every: int = setting(200, "steps between checkpoints (with --checkpoint)", range=STEPS)
-    patience: int = setting(3, "stop after this many held-out measurements (one per epoch, or per --eval-every "
-                               "steps) without a better perplexity, keeping the best one's weights; 0: never stop "
-                               "early", range=PATIENCE)
-    eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
-                                           "many steps and after the last epoch, each time saving a checkpoint (with "
-                                           "--checkpoint); none: after every epoch", range=STEPS)
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self):
@@ -125,21 +112,11 @@ class TransformerConfig:
             (len(cutoffs) >= 1 and cutoffs[0] >= 1 and all(a < b for a, b in zip(cutoffs, cutoffs[1:], strict=False)),
              f"adaptive_cutoffs must be one or more increasing positive numbers, got {list(cutoffs)}"),
             (0 < self.mask_share < 1, f"mask_share must be in (0, 1), got {self.mask_share}"),
-            (self.epochs >= 1, f"epochs must be at least 1, got {self.epochs}"),
-            (self.batch_tokens >= 1, f"batch_tokens must be at least 1, got {self.batch_tokens}"),
-            (self.lr > 0, f"lr must be positive, got {self.lr}"),
             (0 <= self.warmup_share < 1, f"warmup_share must be in [0, 1), got {self.warmup_share}"),
-            (0 <= self.final_lr_share <= 1, f"final_lr_share must be in [0, 1], got {self.final_lr_share}"),
             (self.weight_decay >= 0, f"weight_decay must not be negative, got {self.weight_decay}"),
-            (self.clip_norm > 0, f"clip_norm must be positive, got {self.clip_norm}"),
-            (self.heldout_every >= 2, f"heldout_every must be at least 2, got {self.heldout_every}"),
             (self.precision in PRECISIONS,
              f"precision must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"),
-            (self.threads >= 1, f"threads must be at least 1, got {self.threads}"),
-            (self.checkpoint_every >= 1, f"checkpoint_every must be at least 1, got {self.checkpoint_every}"),
-            (self.patience >= 0, f"patience must not be negative, got {self.patience}"),
-            (self.eval_every is None or self.eval_every >= 1,
-             f"eval_every must be at least 1 (or none: after every epoch), got {self.eval_every}"),
+            *self.training_checks(),
         ]
         for ok, message in checks:
             if not ok:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..lm.batches import length_batches, split_offsets
+from ..text.sentences import Sentences, split_offsets
 from ..text.vocab import Vocabulary
 
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>", "<mask>")  # the vocabulary's first ids
@@ -48,7 +48,7 @@ def pad_batch(sentences: list[np.ndarray], words: Vocabulary) -> Batch:
     return Batch(torch.from_numpy(ids), torch.from_numpy(mask), sum(len(s) for s in sentences))
 
 
-class SentenceIds:
+class SentenceIds(Sentences):
     """Sentences as vocabulary ids (unknown words as ``<unk>``), split to fit the position table.
 
     Args:
@@ -58,7 +58,7 @@ class SentenceIds:
     """
 
     def __init__(self, ids: np.ndarray, offsets: np.ndarray, words: Vocabulary, max_words: int):
-        self.ids = np.asarray(ids, dtype=np.int64)
+        self.token_ids = np.asarray(ids, dtype=np.int64)
         self.words = words
         lengths = np.diff(offsets)
         self.num_split = int((lengths > max_words).sum())
@@ -74,26 +74,6 @@ class SentenceIds:
         positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])
         return cls(table[corpus.token_ids[positions]], offsets, words, max_words)
 
-    @property
-    def num_sentences(self) -> int:
-        """Sentences (pieces of long ones counted separately)."""
-        return len(self.offsets) - 1
-
-    @property
-    def num_tokens(self) -> int:
-        return len(self.ids)
-
-    def lengths(self) -> np.ndarray:
-        """``(S,)`` words in each sentence (pieces of long ones counted separately)."""
-        return np.diff(self.offsets)
-
-    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
-        """Sentence numbers grouped into batches of about ``batch_tokens`` padded positions each (at
-        least one sentence): sorted by length (ties in random order when ``rng`` is given), cut
-        into consecutive groups, and the groups shuffled. How many batches depends only on the
-        lengths, never on ``rng``."""
-        return length_batches(self.lengths(), batch_tokens, rng)
-
     def batch(self, sentences: np.ndarray) -> Batch:
         """The :class:`Batch` of the given sentence numbers."""
-        return pad_batch([self.ids[self.offsets[i]:self.offsets[i + 1]] for i in sentences], self.words)
+        return pad_batch([self.token_ids[self.offsets[i]:self.offsets[i + 1]] for i in sentences], self.words)

@@ -31,28 +31,24 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from ..devices import resolve_device
-from ..divergence import perplexity
-from ..errors import SettingError
-from ..lm.batches import length_batches
+from ..core.devices import resolve_device
+from ..core.divergence import perplexity
+from ..core.errors import SettingError
 from ..lm.heldout import split_heldout
 from ..lm.precision import autocast
 from ..lm.threads import cpu_threads
-from ..paths import load_saved, models_dir
+from ..text.sentences import length_batches
 from .config import TransformerConfig
 from .data import Batch
 from .masking import IGNORE
 from .model import Transformer
 from .perplexity import EVALUATION_SEED, corrupt, generator, precision_dtype
 from .training import learning_rate, vocabulary
-
-VARIANTS = {True: "bert-nsp", False: "bert-pairs"}  # file names' prefixes: with NSP, the masked LM alone
 
 
 class NextSentenceHead(nn.Module):
@@ -99,7 +95,7 @@ class PairIds:
         return self.ids[self.offsets[number]:self.offsets[number + 1]][:self.max_words]
 
     def lengths(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """Positions less two of each pair (what :func:`~course.lm.batches.length_batches` expects)."""
+        """Positions less two of each pair (what :func:`~course.text.sentences.length_batches` expects)."""
         cut = np.minimum(np.diff(self.offsets), self.max_words)
         return cut[first] + cut[second] + 1
 
@@ -177,7 +173,7 @@ def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, n
     decay, rest = [p for p in parameters if p.dim() >= 2], [p for p in parameters if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     step = 0
     name = "BERT, masked LM + NSP" if nsp else "BERT, masked LM on pairs"
@@ -243,54 +239,3 @@ def evaluate_pairs(network, head, pairs: PairIds, paragraphs, train_sentences, h
         right += int((logits.argmax(-1).cpu().numpy() == is_next[rows]).sum())
     return {"perplexity": perplexity(total / max(count, 1)) if count else math.nan,
             "nsp_accuracy": right / max(len(first), 1), "pairs": int(len(first))}
-
-
-def pair_bert_path(corpus_name: str, nsp: bool, profile: str | None = None) -> Path:
-    """``build/models/bert-nsp-<corpus>.pt`` (masked LM + NSP) or ``bert-pairs-<corpus>.pt`` (masked LM alone)."""
-    return models_dir(profile) / f"{VARIANTS[bool(nsp)]}-{corpus_name}.pt"
-
-
-def course_pair_bert(corpus_name: str, nsp: bool = True, profile: str | None = None,
-                     progress: bool = True) -> Transformer:
-    """The course's BERT of People's Daily pretrained on pairs of sentences, with NSP or without: loaded
-    if saved with the settings of the course's BERT (:func:`~course.transformer.course_models.course_config`),
-    else trained now and saved. An epoch has one pair per sentence followed by another of its paragraph
-    (a little over half of the sentences), each pair two sentences, so the same epochs read about as
-    many words as that BERT did."""
-    from ..lm.corpus import course_corpus
-    from ..text.corpus import peoples_daily_paragraphs
-    from .course_models import course_config
-
-    if corpus_name != "peoples-daily-zh":
-        raise SettingError(f"the sentence pairs need paragraphs, which only peoples-daily-zh records; got "
-                           f"{corpus_name!r}")
-    config = course_config(corpus_name, "masked", profile)
-    path = pair_bert_path(corpus_name, nsp, profile)
-    saved = load_saved(path, Transformer.load, "BERT", settings=config.to_dict())
-    if saved is not None:
-        return saved
-    model = train_pair_bert(course_corpus(corpus_name, profile), peoples_daily_paragraphs(), config, nsp, progress)
-    model.save(path)
-    return model
-
-
-
-def course_pair_berts(corpus_name: str, profile: str | None = None, progress: bool = True,
-                      workers: int | None = None) -> dict[bool, Transformer]:
-    """Both of :func:`course_pair_bert`'s models, ``{True: with NSP, False: masked LM alone}``: the saved
-    ones loaded, the others trained side by side (one per core, :func:`course.parallel.run_jobs`), each
-    on one thread as it trains alone, and saved."""
-    from ..parallel import run_jobs
-
-    missing = [nsp for nsp in (True, False) if not pair_bert_path(corpus_name, nsp, profile).is_file()]
-    if missing:
-        if progress:
-            print(f"training {len(missing)} BERT{'s' if len(missing) > 1 else ''} on pairs of sentences: "
-                  f"{', '.join(pair_bert_path(corpus_name, nsp, profile).stem for nsp in missing)}", flush=True)
-        run_jobs(_train_pair_bert_job, [(corpus_name, nsp, profile) for nsp in missing], workers=workers)
-    return {nsp: course_pair_bert(corpus_name, nsp, profile, progress=False) for nsp in (True, False)}
-
-
-def _train_pair_bert_job(corpus_name: str, nsp: bool, profile: str | None) -> str:
-    course_pair_bert(corpus_name, nsp, profile, progress=False)
-    return str(pair_bert_path(corpus_name, nsp, profile))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..divergence import perplexity
+from ..core.divergence import perplexity
 from ..lm.precision import autocast, autocast_dtype
 from .config import TransformerConfig
 from .data import Batch, SentenceIds

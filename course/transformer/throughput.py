@@ -30,9 +30,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..devices import resolve_device
+from ..core.devices import resolve_device
+from ..core.errors import SettingError
 from ..elmo.config import preset as elmo_preset
-from ..errors import SettingError
 from ..lm.precision import autocast
 from ..lm.threads import cpu_threads
 from .config import TransformerConfig

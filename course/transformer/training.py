@@ -14,7 +14,7 @@ measurements without a better one (one per epoch, or per ``config.eval_every`` s
 by a checkpoint: :func:`course.lm.best.measures`); both run through :class:`course.lm.run.Run`
 and resume through :mod:`course.lm.resume`.
 Under ``torchrun`` each process steps on its share of every global batch (``config.batch_tokens``
-is per process), the gradients averaged across processes (:mod:`course.distributed`); only rank 0
+is per process), the gradients averaged across processes (:mod:`course.core.distributed`); only rank 0
 writes and shows progress, and its held-out measurement decides for every process. A checkpoint
 resumes with another number of processes too (:mod:`course.lm.run`).
 """
@@ -27,11 +27,11 @@ import os
 import numpy as np
 import torch
 
-from .. import distributed
-from ..checkpoints import run_identity
-from ..devices import resolve_device
-from ..divergence import perplexity
-from ..errors import SettingError
+from ..core import distributed
+from ..core.checkpoints import run_identity
+from ..core.devices import resolve_device
+from ..core.divergence import perplexity
+from ..core.errors import SettingError
 from ..lm.best import KeepBest
 from ..lm.generators import start_random_state
 from ..lm.heldout import split_heldout
@@ -140,7 +140,7 @@ def train_transformer(corpus, config: TransformerConfig | None = None, progress:
     if saved is not None:
         optimizer.load_state_dict(saved["optimizer"])
     start_random_state(config.seed, device, saved, world)
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     model.network.train()
     best = KeepBest(model.network, model.state, config.patience, saved) if held is not None else None

@@ -18,14 +18,14 @@ data), so it is built from :mod:`course.elmo`; the training state, precision, CP
 the best and the resume check it shares with every language model come from :mod:`course.lm`.
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
 from .schedules import discriminative_rates, slanted_triangular, unfrozen_groups
 
 # The rest is imported on first use: it loads torch, which the settings do not need.
 __getattr__ = lazy_attributes(__name__, {
     "Classifier": "classifier", "FeatureClassifier": "classifier", "concat_pool": "classifier",
-    "ForwardLM": "language_model", "character_coverage": "language_model", "check_vocabulary": "language_model",
+    "ForwardLM": "language_model", "check_vocabulary": "language_model",
     "coverage": "language_model", "error_rate": "training", "fine_tune_lm": "training",
     "forward_perplexity": "training", "parameter_groups": "training", "train_classifier": "training",
     "train_feature_classifier": "training"})
@@ -36,7 +36,6 @@ __all__ = [
     "FeatureClassifier",
     "ForwardLM",
     "LanguageModelConfig",
-    "character_coverage",
     "check_vocabulary",
     "concat_pool",
     "coverage",

@@ -32,8 +32,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from ..errors import SettingError
-from ..fields import (
+from ..core.errors import SettingError
+from ..core.fields import (
     BATCH,
     EPOCHS,
     EVALUATIONS,

@@ -14,9 +14,9 @@ People's Daily of the LM under a classifier, after ULMFiT's careful stage 3 and 
 every layer at once at a high rate.
 
 The classifiers of each function share nothing but their inputs, so they train side by side on the
-CPU's cores (:func:`course.parallel.run_jobs`, ``workers``); the rows are the same for any number.
+CPU's cores (:func:`course.core.parallel.run_jobs`, ``workers``); the rows are the same for any number.
 :func:`variant_calls` and :func:`feature_calls` give the same runs as jobs to hand to
-:func:`course.parallel.run_calls` together with other work, so that no core waits for another.
+:func:`course.core.parallel.run_calls` together with other work, so that no core waits for another.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import SettingError
-from ..parallel import run_calls, run_jobs
+from ..core.errors import SettingError
+from ..core.parallel import run_calls, run_jobs
 from .classifier import cut
 from .config import ClassifierConfig
 from .training import error_rate, forward_perplexity, train_classifier, train_feature_classifier
@@ -60,7 +60,7 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
         config: the settings the variants start from.
         on_run: called with each row, in the order of the runs, as it is done (to print progress).
         workers: runs at once, each in a process of its own (None: every core;
-            :func:`course.parallel.run_jobs`); the rows are the same for any number.
+            :func:`course.core.parallel.run_jobs`); the rows are the same for any number.
 
     Returns:
         One dict per run, variant by variant, then count, then seed: ``variant``, ``labels``,
@@ -73,7 +73,7 @@ def compare(data, variants: Sequence[str], counts: Sequence[int | str], seeds: S
 def variant_calls(data, variants: Sequence[str], counts: Sequence[int | str], seeds: Sequence[int], lms: dict,
                   dev, test, config: ClassifierConfig = ClassifierConfig()) -> list[tuple[Callable, tuple]]:
     """The runs of :func:`compare` (same arguments) as ``(function, arguments)`` pairs, in its order, for
-    :func:`course.parallel.run_calls`: to train them on the same workers as other work. Notebook 10 trains
+    :func:`course.core.parallel.run_calls`: to train them on the same workers as other work. Notebook 10 trains
     the variants that need only the general LM beside stage 2, which needs only that LM too.
 
     Raises:
@@ -139,7 +139,7 @@ def feature_calls(data, features, counts: Sequence[int | str], seeds: Sequence[i
                   config: ClassifierConfig = ClassifierConfig(),
                   name: str = "ELMo features") -> list[tuple[Callable, tuple]]:
     """The runs of :func:`features` (same arguments) as ``(function, arguments)`` pairs for
-    :func:`course.parallel.run_calls`; the biLM's layers of every review they read are computed here, now."""
+    :func:`course.core.parallel.run_calls`; the biLM's layers of every review they read are computed here, now."""
     features.add(cut([r.words for count in counts for seed in seeds for r in data.training_reviews(count, seed=seed)]
                      + [r.words for r in dev] + [r.words for r in test], config.max_tokens))
     return [(feature_run, (data, features, count, seed, dev, test, config, name)) for count in counts for seed in seeds]

@@ -21,9 +21,10 @@ import copy
 import torch
 from torch import nn
 
+from ..core.errors import SettingError
 from ..elmo.batching import SentenceBatch
 from ..elmo.bilm import BiLM
-from ..errors import SettingError
+from ..elmo.characters import character_coverage
 
 MIN_COVERAGE = 0.5  # a classifier's LM must read at least this share of the labelled texts' characters
 
@@ -82,21 +83,12 @@ class ForwardLM(nn.Module):
         return total / max(batch.predictions, 1), total.detach()
 
 
-
 def coverage(lm, sentences) -> float:
     """The share of the words of ``sentences`` that the softmax vocabulary of ``lm`` (a
     :class:`ForwardLM` or an :class:`~course.elmo.Elmo`) holds."""
     known = lm.words.word_to_id
     words = [word for sentence in sentences for word in sentence]
     return sum(word in known for word in words) / max(len(words), 1)
-
-
-def character_coverage(lm, sentences) -> float:
-    """The share of the characters of ``sentences``' words that the character vocabulary of ``lm``
-    (a :class:`ForwardLM` or an :class:`~course.elmo.Elmo`) holds: what its input side can read."""
-    known = lm.characters.char_to_id
-    characters = [ch for sentence in sentences for word in sentence for ch in word]
-    return sum(ch in known for ch in characters) / max(len(characters), 1)
 
 
 def check_vocabulary(lm, sentences, where: str = "the LM") -> float:

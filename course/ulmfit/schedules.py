@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import SettingError
+from ..core.errors import SettingError
 
 FACTOR = 2.6  # the paper's ratio between the rates of neighbouring layer groups
 CUT_FRAC, RATIO = 0.1, 32

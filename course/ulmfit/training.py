@@ -4,8 +4,8 @@
   each layer group at its own rate (:func:`~course.ulmfit.schedules.discriminative_rates`), all
   following one slanted triangular schedule; given held-out texts, it measures their perplexity
   after every epoch (or every ``eval_every`` steps), keeps the weights of the best measurement and
-  stops after ``patience`` measurements without a better one (:class:`course.lm.best.KeepBest`,
-  as the biLM's and the Transformers' trainers do);
+  stops after ``patience`` measurements without a better one, in the epochs of a
+  :class:`course.lm.run.Run`, as the biLM's and the Transformers' trainers do;
 - :func:`train_classifier` (stage 3): a :class:`~course.ulmfit.classifier.Classifier` on the LM,
   trained on labelled texts with the same two tricks and gradual unfreezing; the dev error is
   measured after a few epochs (``evaluations``), and the weights of the best are kept (chosen on
@@ -23,23 +23,25 @@ from __future__ import annotations
 
 import copy
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ..checkpoints import labelled_corpus, resumes, run_identity
-from ..devices import resolve_device
-from ..divergence import check_loss, check_weights, perplexity, smaller
+from ..core.checkpoints import resumes, run_identity
+from ..core.devices import resolve_device
+from ..core.divergence import check_loss, check_weights, perplexity, smaller
+from ..core.errors import SettingError
 from ..elmo.batching import LanguageModelData
-from ..errors import SettingError
-from ..lm.best import KeepBest, epoch_position, measures
+from ..lm.best import KeepBest
 from ..lm.precision import autocast, autocast_dtype
 from ..lm.resume import RESUMABLE_CHANGES
+from ..lm.run import Limits, Run
 from ..lm.state import TrainingState
 from ..lm.threads import cpu_threads
-from ..supervised import Checkpoint, LoopConfig, fit
-from ..tagger.training import batches, evaluation_epochs
+from ..supervised import Checkpoint, LoopConfig, evaluation_epochs, fit, labelled_corpus
+from ..tagger.training import batches
 from .classifier import Classifier, FeatureClassifier
 from .config import ClassifierConfig, LanguageModelConfig, epochs_for
 from .language_model import ForwardLM, check_vocabulary
@@ -127,64 +129,86 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     optimizer = torch.optim.Adam(parameter_groups(groups, config.lr, config.factor if config.discriminative else 1))
     dtype = autocast_dtype(elmo.config.precision, device)
     torch.manual_seed(config.seed)
-    total_steps = config.epochs * len(data.batches(config.batch_tokens))
-    bar = _progress(total_steps, progress, "LM fine-tuning", "step")
-    state = TrainingState()
-    best = KeepBest(lm.bilm, state, config.patience) if heldout is not None else None
-
-    def stepped(step: int, epoch: int, batch_in_epoch: int, batches_in_epoch: int) -> bool:
-        """After a step: count it (and the epoch at its end); where :func:`~course.lm.best.measures`
-        says so, measure the held-out texts and keep the best. True: stop."""
-        ends = batch_in_epoch == batches_in_epoch
-        state.step, state.epoch, state.batch_in_epoch = step, epoch + ends, 0 if ends else batch_in_epoch
-        if best is None or not measures(config.eval_every, step, ends, epoch + 1 == config.epochs):
-            return False
-        entry = {"epoch": epoch_position(state.epoch, state.batch_in_epoch, batches_in_epoch), "step": step,
-                 "perplexity": forward_perplexity(lm, heldout)}
-        state.heldout.append(entry)
-        stop = best.measured(entry, entry["perplexity"])
-        bar.set_postfix(heldout=f"{entry['perplexity']:.1f}", kept=best.note(), refresh=False)
-        return stop
-
-    lm.train()
+    words = config.epochs * int(data.lengths().sum())
+    bar = _progress(words, progress, "LM fine-tuning", "word")
+    tuned = _Tuned(lm.bilm, config, TrainingState(), device)
+    best = KeepBest(lm.bilm, tuned.state, config.patience) if heldout is not None else None
     advice = f"use a smaller lr for it (LanguageModelConfig.lr, now {config.lr})"
+    run = _FineTuning(tuned, data, heldout, bar, best, lm, optimizer, groups, dtype, advice)
+    lm.train()
     with cpu_threads(device, config.threads):
-        history = _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped, advice)
+        run.epochs(Limits())
     bar.close()
-    state.finished = True
+    tuned.state.finished = True
     if best is not None:
         best.restore()
     check_weights(None, {"weights": lm.bilm.state_dict()}, "fine-tuned LM", advice)
     lm.eval()
-    model.history, model.fine_tuning = history, state
+    model.history, model.fine_tuning = run.tenths, tuned.state
     return model
 
 
-def _lm_epochs(lm, data, groups, optimizer, config, total_steps, device, dtype, bar, stepped, advice) -> list[dict]:
-    """The steps of :func:`fine_tune_lm`, calling ``stepped(step, epoch, batch_in_epoch, batches_in_epoch)``
-    after each and stopping where it says so, or where a loss is not finite (``advice``: what to change);
-    returns the mean loss of each tenth of them."""
-    clip_norm = lm.elmo_config.clip_norm
-    step, losses, history = 0, [], []
-    for epoch in range(config.epochs):
-        groups_of_epoch = data.batches(config.batch_tokens, np.random.default_rng([config.seed, epoch]))
-        for number, group in enumerate(groups_of_epoch, start=1):
-            _set_rates(optimizer, _schedule_scale(config, step, total_steps))
-            with autocast(device, dtype):
-                loss, _ = lm.batch_loss(data.batch(group).to(device))
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for g in groups for p in g.parameters()], clip_norm)
-            optimizer.step()
-            losses.append(check_loss(loss.item(), f"in epoch {epoch + 1} of the LM's fine-tuning", advice))
-            step += 1
-            bar.update(1)
-            if step % max(1, total_steps // 10) == 0 or step == total_steps:
-                history.append({"step": step, "loss": float(np.mean(losses))})
-                losses = []
-            if stepped(step, epoch, number, len(groups_of_epoch)):
-                return history
-    return history
+@dataclass
+class _Tuned:
+    """What :class:`course.lm.run.Run` reads of the model it trains: here the forward LM's biLM, the
+    stage's settings, where it stands and its device."""
+
+    bilm: torch.nn.Module
+    config: LanguageModelConfig
+    state: TrainingState
+    device: torch.device
+    NETWORK = "bilm"
+
+
+class _FineTuning(Run):
+    """The epochs of :func:`fine_tune_lm` (:class:`course.lm.run.Run`, as the biLM's and the Transformers'
+    trainers): each layer group's rate scaled by the slanted triangle at the step
+    (``learning_rate`` returns the scale), the held-out texts' forward perplexity measured where
+    :func:`~course.lm.best.measures` says, and the mean loss of each tenth of the steps kept
+    (``tenths``, the model's ``history``)."""
+
+    def __init__(self, tuned: _Tuned, data: LanguageModelData, heldout, bar, best: KeepBest | None,
+                 lm: ForwardLM, optimizer: torch.optim.Optimizer, groups, dtype, advice: str):
+        super().__init__(tuned, data, heldout, bar, None, best, identity={})
+        self.lm, self.optimizer, self.dtype, self.advice = lm, optimizer, dtype, advice
+        self.parameters = [p for g in groups for p in g.parameters()]
+        self.tenth = max(1, self.total_steps // 10)
+        self.tenths, self.losses, self.interval = [], [], []
+
+    def learning_rate(self, step: int) -> float:
+        return _schedule_scale(self.config, step, self.total_steps)
+
+    def step(self, group: np.ndarray, lr: float) -> None:
+        _set_rates(self.optimizer, lr)
+        device = self.model.device
+        with autocast(device, self.dtype):
+            loss, _ = self.lm.batch_loss(self.train.batch(group).to(device))
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.parameters, self.lm.elmo_config.clip_norm)
+        self.optimizer.step()
+        value = check_loss(loss.item(), f"in epoch {self.state.epoch + 1} of the LM's fine-tuning", self.advice)
+        self.losses.append(value)
+        self.interval.append(value)
+        done = self.state.step + 1  # counted by the Run after this call
+        if done % self.tenth == 0 or done == self.total_steps:
+            self.tenths.append({"step": done, "loss": float(np.mean(self.losses))})
+            self.losses = []
+
+    def read_out(self, lr: float) -> tuple[dict, dict]:
+        loss = float(np.mean(self.interval)) if self.interval else math.nan
+        self.interval = []
+        return {"loss": loss, "lr_scale": lr}, {"loss": f"{loss:.3f}"}
+
+    def interval_state(self) -> dict:
+        return {"losses": list(self.interval)}
+
+    def evaluate(self) -> tuple[dict, float, dict]:
+        measured = forward_perplexity(self.lm, self.heldout)
+        return {"perplexity": measured}, measured, {"heldout": f"{measured:.1f}"}
+
+    def checkpoint_extra(self) -> dict:
+        return {}
 
 
 def error_rate(model, reviews) -> float:
@@ -302,7 +326,7 @@ def _epoch_trainer(train, classifier, optimizer, config, epochs, device, dtype):
 
 def _run_identity(train, elmo, config: ClassifierConfig) -> dict:
     """What a checkpoint must match to be resumed: the run's identity (the labelled reviews as a corpus
-    of word-label pairs, and the LM's vocabulary: :func:`course.checkpoints.run_identity`), the
+    of word-label pairs, and the LM's vocabulary: :func:`course.core.checkpoints.run_identity`), the
     settings, and the LM's weights."""
     import hashlib
 
@@ -329,6 +353,6 @@ def train_feature_classifier(train, dev, features, config: ClassifierConfig = Cl
 
 
 def _progress(total: int, show: bool, what: str, unit: str):
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     return progress_bar(total=total, desc=what, unit=unit, disable=not show, leave=False)

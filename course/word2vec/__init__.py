@@ -20,7 +20,7 @@ hierarchical softmax):
   tree's nodes; negative sampling's input words, without which small corpora diverge).
 """
 
-from ..lazy import lazy_attributes
+from ..core.lazy import lazy_attributes
 from .config import ARCHITECTURES, LOSSES, Word2VecConfig
 
 # The rest is imported on first use: it loads torch, which the settings do not need.

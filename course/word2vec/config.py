@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import SettingError
-from ..fields import BATCH, COUNT, EPOCHS, RATE, SEED, THREADS, VECTOR_SIZE, WINDOW, Range, check_settings, setting
+from ..core.errors import SettingError
+from ..core.fields import BATCH, COUNT, EPOCHS, RATE, SEED, THREADS, VECTOR_SIZE, WINDOW, Range, check_settings, setting
 
 ARCHITECTURES = ("skipgram", "cbow")
 LOSSES = ("neg", "hs")

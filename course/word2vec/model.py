@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..devices import check_memory
+from ..core.devices import check_memory
 from ..static import StaticVectorModel, TrainingState
 from ..text.vocab import Vocabulary
 from .config import Word2VecConfig
@@ -50,7 +50,7 @@ class Word2Vec(StaticVectorModel):
     def __init__(self, vocab: Vocabulary, config: Word2VecConfig):
         import torch
 
-        from ..devices import resolve_device
+        from ..core.devices import resolve_device
 
         self.vocab, self.config = vocab, config
         self.device = resolve_device(config.device)

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checkpoints import corpus_key
-from ..devices import check_memory, format_bytes
-from ..errors import TrainingDivergedError
+from ..core.checkpoints import corpus_key
+from ..core.devices import check_memory, format_bytes
+from ..core.errors import TrainingDivergedError
 from ..static import hogwild, run_epochs
 from .damping import damped_factors, input_step_curvature
 from .examples import cbow_windows, chunks, subsample, training_text

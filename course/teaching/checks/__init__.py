@@ -22,7 +22,7 @@ entropy bound), :mod:`~course.teaching.checks.subwords` (03's BPE), :mod:`~cours
 :mod:`~course.teaching.checks.analogy` and :mod:`~course.teaching.checks.bias` (05),
 :mod:`~course.teaching.checks.bilm` (06), :mod:`~course.teaching.checks.elmo` (07-08),
 :mod:`~course.teaching.checks.transfer` (09-10), :mod:`~course.teaching.checks.transformer` and
-:mod:`~course.teaching.checks.attention` (11); :mod:`~course.teaching.checks.common` holds the machinery
+:mod:`~course.teaching.checks.attention` (11); :mod:`~course.teaching.checks.harness` holds the machinery
 they share. Every check is importable from this package and from its module.
 """
 
@@ -31,11 +31,11 @@ from .attention import check_padded_attention
 from .bias import check_weat_effect_size
 from .bilm import check_char_cnn_highway, check_perplexity
 from .bounds import check_entropy_bound
-from .common import CheckFailed
 from .corpus import check_oov_rate_estimate, check_positive_pmi
 from .elmo import check_scalar_mix, check_sense_knn_accuracy
 from .glove import check_glove_loss, check_glove_weighting
 from .gradients import check_glove_gradients, check_negative_sampling_gradients
+from .harness import CheckFailed
 from .subwords import check_bpe_merges
 from .transfer import check_discriminative_rates, check_entity_f1, check_entity_spans, check_slanted_triangular
 from .transformer import check_masked_attention

@@ -6,8 +6,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...edition import text
-from .common import GENERIC, CheckFailed, _call, _describe, _right, _sentence, _sizes, _span, _start, compares_with
+from ...core.edition import text
+from .harness import (
+    GENERIC,
+    CheckFailed,
+    call_answer,
+    compares_with,
+    describe,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
+)
 
 # ------------------------------------------------------------------------------- 3CosAdd analogy
 
@@ -88,10 +99,10 @@ def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20
     """
     from gensim.models import KeyedVectors
 
-    rng, failures = _start(function, "analogy_3cosadd", seed, trials)
+    rng, failures = start_check(function, "analogy_3cosadd", seed, trials)
     kinds = ("exclude", "unit", "offset", "plain")
-    sizes = _sizes(trials, [(4, 2, "exclude"), (5, 3, "plain")],
-                   lambda: (int(rng.integers(8, 61)), int(rng.integers(3, 26)), None))
+    sizes = trial_inputs(trials, [(4, 2, "exclude"), (5, 3, "plain")],
+                         lambda: (int(rng.integers(8, 61)), int(rng.integers(3, 26)), None))
     for trial, (size, dim, kind) in enumerate(sizes):
         vectors, abc = _analogy_case(rng, size, dim, kind or kinds[trial % len(kinds)])
         words = [f"w{i:02d}" for i in range(size)]
@@ -99,29 +110,29 @@ def check_analogy_3cosadd(function, *, seed: int | None = None, trials: int = 20
         kv.add_vectors(words, vectors.astype(np.float32))
         a, b, c = (words[i] for i in abc)
         where = text("check analogy where", size=size, dim=dim, a=a, b=b, c=c)
-        answer = _call(function, (kv, a, b, c), shapes=text("check analogy shapes", size=size, dim=dim))
+        answer = call_answer(function, (kv, a, b, c), shapes=text("check analogy shapes", size=size, dim=dim))
         _check_word(answer, kv, where)
         scores = _analogy_scores(vectors, abc)
         right = words[int(np.argmax(scores))]
         if answer != right:
             failures.add(where, _analogy_findings(vectors, abc, words, answer, right, scores))
     failures.raise_if_any()
-    _right(text("check analogy right", trials=trials, size=_span([s for s, _, _ in sizes]),
-                dim=_span([d for _, d, _ in sizes])))
+    say_right(text("check analogy right", trials=trials, size=span_of([s for s, _, _ in sizes]),
+                   dim=span_of([d for _, d, _ in sizes])))
 
 
 def _check_word(answer, kv, where: str) -> None:
     if isinstance(answer, str):
         if answer not in kv.key_to_index:
-            raise CheckFailed(_sentence(text("check analogy not in kv", answer=answer), where))
+            raise CheckFailed(sentence_at(text("check analogy not in kv", answer=answer), where))
         return
     if isinstance(answer, tuple | list) and answer and isinstance(answer[0], str):
-        hint = text("check analogy got a sequence", got=_describe(answer), first=answer[0])
+        hint = text("check analogy got a sequence", got=describe(answer), first=answer[0])
     elif isinstance(answer, int | np.integer):
         hint = text("check analogy got an index", index=int(answer))
     else:
-        hint = text("check analogy got something else", got=_describe(answer))
-    raise CheckFailed(_sentence(text("check analogy returns", hint=hint), where))
+        hint = text("check analogy got something else", got=describe(answer))
+    raise CheckFailed(sentence_at(text("check analogy returns", hint=hint), where))
 
 
 def _analogy_findings(vectors, abc, words, answer, right, scores) -> list[tuple[str, str]]:

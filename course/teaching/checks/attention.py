@@ -7,20 +7,20 @@ from itertools import product
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     RTOL,
     CheckFailed,
-    _array,
-    _call,
-    _describe,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
+    answer_array,
+    call_answer,
     compares_with,
+    describe,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
 )
 
 ATOL = 1e-8
@@ -190,7 +190,7 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
     other key and summing to 1, and output = weights @ v, as the course's ``scaled_dot_product_attention``
     gives; at a padded query, zeros (weights and output), never nan.
     """
-    rng, failures = _start(function, "padded_attention", seed, trials)
+    rng, failures = start_check(function, "padded_attention", seed, trials)
     edges = [lambda: _case(rng, [1], ["right"], True, d=1, d_v=1),
              lambda: _case(rng, [3, 1], ["right", "right"], True),
              lambda: _case(rng, [4, 2], ["right", "left"], True),
@@ -198,13 +198,13 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
              lambda: _case(rng, [3, 4], ["right", "right"], True, width=5),
              lambda: _case(rng, [2, 6, 0], ["left", "right", "right"], True),
              lambda: _case(rng, [6, 3, 4, 1], ["left", "left", "right", "left"], bool(rng.random() < 0.5))]
-    cases = [case() for case in _sizes(trials, edges, lambda: lambda: _draw(rng))]
+    cases = [case() for case in trial_inputs(trials, edges, lambda: lambda: _draw(rng))]
     for q, k, v, real, causal in cases:
         where = _where(q, v, real, causal)
-        result = _call(function, (q.copy(), k.copy(), v.copy(), real.copy()), {"causal": causal},
-                       shapes=f"q {q.shape}, k {k.shape}, v {v.shape}, real {real.shape}")
+        result = call_answer(function, (q.copy(), k.copy(), v.copy(), real.copy()), {"causal": causal},
+                             shapes=f"q {q.shape}, k {k.shape}, v {v.shape}, real {real.shape}")
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence(text("check attention returns", got=_describe(result)), where))
+            raise CheckFailed(sentence_at(text("check attention returns", got=describe(result)), where))
         batch, width, d_v = v.shape
         output = _as_array(result[0], "output", (batch, width, d_v), "(B, T, d_v)", where)
         weights = _as_array(result[1], "weights", (batch, width, width), "(B, T, T)", where)
@@ -212,18 +212,18 @@ def check_padded_attention(function, *, seed: int | None = None, trials: int = 3
         if not (_same(output, reference[0]) and _same(weights, reference[1])):
             failures.add(where, _findings(q, k, v, real, causal, output, weights, reference))
     failures.raise_if_any()
-    _right(text("check padded right", trials=trials, batch=_span([len(c[0]) for c in cases]),
-                width=_span([c[0].shape[1] for c in cases])))
+    say_right(text("check padded right", trials=trials, batch=span_of([len(c[0]) for c in cases]),
+                   width=span_of([c[0].shape[1] for c in cases])))
 
 
 def _as_array(value, name: str, shape: tuple[int, ...], symbols: str, where: str) -> np.ndarray:
     """``value`` as a float64 array of ``shape`` (nan allowed: the findings say where it is)."""
     try:
         per_batch = name == "weights" and np.ndim(value) == 2 and np.shape(value) == shape[1:]
-    except (TypeError, ValueError):  # ragged: _array says what is wrong
+    except (TypeError, ValueError):  # ragged: answer_array says what is wrong
         per_batch = False
     hint = text("check padded one matrix") if per_batch else ""
-    return _array(value, name, shape, symbols, where, finite=False, hint=hint)
+    return answer_array(value, name, shape, symbols, where, finite=False, hint=hint)
 
 
 def _findings(q, k, v, real, causal, output, weights, reference) -> list[tuple[str, str]]:

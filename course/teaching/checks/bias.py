@@ -9,20 +9,20 @@ from math import comb
 import numpy as np
 
 from ...analysis.bias import associations, weat_vectors
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     CheckFailed,
-    _call,
-    _close,
-    _describe,
-    _number,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
+    answer_number,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
 )
 
 MAX_SPLITS = 924  # C(12, 6): the most splits of X ∪ Y a trial asks for, so that every p-value is exact
@@ -107,7 +107,7 @@ def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 2
     924 splits of X ∪ Y. Expected: WEAT's effect size d (sample std over X ∪ Y) and the exact one-sided
     permutation p-value, as :func:`course.analysis.bias.weat_vectors` computes them.
     """
-    rng, failures = _start(function, "weat_effect_size", seed, trials)
+    rng, failures = start_check(function, "weat_effect_size", seed, trials)
     edges = [(2, 2, 1, 1, 3), (2, 3, 2, 3, 4), (3, 3, 2, 2, 5), (4, 2, 3, 5, 8), (6, 6, 4, 4, 10)]
 
     def draw():
@@ -116,37 +116,37 @@ def check_weat_effect_size(function, *, seed: int | None = None, trials: int = 2
             if comb(n_x + n_y, n_x) <= MAX_SPLITS:
                 return n_x, n_y, int(rng.integers(1, 7)), int(rng.integers(1, 7)), int(rng.integers(3, 31))
 
-    cases = _sizes(trials, edges, draw)
+    cases = trial_inputs(trials, edges, draw)
     for trial, (n_x, n_y, n_a, n_b, dim) in enumerate(cases):
         X, Y, A, B = _case(rng, n_x, n_y, n_a, n_b, dim, planted=trial % 2 == 1)
         where = f"n_X={n_x}, n_Y={n_y}, n_A={n_a}, n_B={n_b}, d={dim}"
-        result = _call(function, (X.copy(), Y.copy(), A.copy(), B.copy()),
-                       shapes=f"X {X.shape}, Y {Y.shape}, A {A.shape}, B {B.shape}")
+        result = call_answer(function, (X.copy(), Y.copy(), A.copy(), B.copy()),
+                             shapes=f"X {X.shape}, Y {Y.shape}, A {A.shape}, B {B.shape}")
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence(text("check weat returns", got=_describe(result)), where))
+            raise CheckFailed(sentence_at(text("check weat returns", got=describe(result)), where))
         names = (text("check weat the effect size"), text("check weat the p-value"))
-        effect_size, p_value = (_number(value, name, where) for value, name in zip(result, names, strict=True))
+        effect_size, p_value = (answer_number(value, name, where) for value, name in zip(result, names, strict=True))
         reference = weat_vectors(X, Y, A, B)
         assert reference.exact
         findings = []
-        if not _close(effect_size, reference.effect_size):
+        if not close_to(effect_size, reference.effect_size):
             findings += _effect_findings(X, Y, A, B, effect_size, reference.effect_size)
-        if not _close(p_value, reference.p_value):
+        if not close_to(p_value, reference.p_value):
             findings += _p_findings(X, Y, A, B, p_value, reference)
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(text("check weat right", trials=trials, span=_span([c[0] + c[1] for c in cases]),
-                splits=max(comb(c[0] + c[1], c[0]) for c in cases)))
+    say_right(text("check weat right", trials=trials, span=span_of([c[0] + c[1] for c in cases]),
+                   splits=max(comb(c[0] + c[1], c[0]) for c in cases)))
 
 
 def _effect_findings(X, Y, A, B, value: float, right: float) -> list[tuple[str, str]]:
     findings = []
-    if _close(value, -right):
+    if close_to(value, -right):
         findings.append(("d:sign", text("check weat d sign")))
     for key, kwargs, message in _D_MISTAKES:
         mistaken = _effect_size(X, Y, A, B, **kwargs)
-        if _close(value, mistaken) or _close(value, -mistaken):
+        if close_to(value, mistaken) or close_to(value, -mistaken):
             findings.append((key, text(message)))
     return findings + [(GENERIC, text("check weat d differs", value=value, right=right))]
 
@@ -157,9 +157,9 @@ def _p_findings(X, Y, A, B, value: float, reference) -> list[tuple[str, str]]:
         findings.append(("fact:p_range", text("check weat p range", value=value)))
     wrong = _p_values(X, Y, A, B)
     for key, message in _P_MISTAKES.items():
-        if _close(value, wrong[key]):
+        if close_to(value, wrong[key]):
             findings.append((f"p:{key}", text(message)))
-    if not _close(value * reference.partitions, round(value * reference.partitions)):
+    if not close_to(value * reference.partitions, round(value * reference.partitions)):
         findings.append(("p:fraction", text("check weat p fraction", value=value, splits=reference.partitions,
                                             chosen=len(X), targets=len(X) + len(Y))))
     return findings + [(GENERIC, text("check weat p differs", value=value, splits=reference.partitions,

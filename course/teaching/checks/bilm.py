@@ -11,28 +11,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     TORCH_ATOL,
     CheckFailed,
-    _array,
-    _call,
-    _close,
-    _count,
-    _describe,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
-    _worst,
+    Failures,
+    answer_array,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
+    worst_difference,
 )
-from .common import _Failures as _CommonFailures
 
 
-class _Failures(_CommonFailures):
+class _Failures(Failures):
     """The common collector, which names a mistake that every failed input shares. Each input's findings come
     simplest first (one mistake before two), and the input named is the earliest where the shared mistake is the
     simplest explanation: a mistake of two parts is named on an input where both parts show."""
@@ -44,7 +44,7 @@ class _Failures(_CommonFailures):
                      for j, (key, message) in enumerate(findings) if key in shared]
             if shown:
                 *_, where, message = min(shown)
-                raise CheckFailed(_sentence(message, where))
+                raise CheckFailed(sentence_at(message, where))
         super().raise_if_any()
 
 
@@ -117,7 +117,7 @@ def _perplexity_findings(log_probs: list[np.ndarray], value: float, reference: f
                 aggregations = _aggregations(sentences, transform)
             for aggregation_key, candidate, aggregation_wrong in aggregations:
                 parts = [text(part) for part in (token_wrong, aggregation_wrong, transform_wrong) if part]
-                if parts and np.isfinite(candidate) and _close(value, candidate):
+                if parts and np.isfinite(candidate) and close_to(value, candidate):
                     key = "+".join(k for k in (token_key, aggregation_key, transform_key) if k)
                     findings.append((key, text("check ppl yours", parts=text("check glove and it").join(parts),
                                                got=got)))
@@ -132,18 +132,18 @@ def _perplexity_value(result, where: str) -> float:
     try:
         array = np.asarray(result, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(text("check ppl not a number", got=_describe(result), error=exc), where)) from None
+        raise CheckFailed(sentence_at(text("check ppl not a number", got=describe(result), error=exc), where)) from None
     if array.size != 1:
-        raise CheckFailed(_sentence(text("check ppl not one number", shape=array.shape), where))
+        raise CheckFailed(sentence_at(text("check ppl not one number", shape=array.shape), where))
     return float(array.reshape(()))
 
 
 def _perplexity_trial(function, log_probs: list[np.ndarray], reference: float, where: str, failures) -> None:
     copies = [sentence.copy() for sentence in log_probs]
-    result = _call(function, (copies,), shapes=text("check ppl shapes", n=len(log_probs),
-                                                    span=_span([len(s) for s in log_probs])))
+    result = call_answer(function, (copies,), shapes=text("check ppl shapes", n=len(log_probs),
+                                                          span=span_of([len(s) for s in log_probs])))
     value = _perplexity_value(result, where)
-    if not (math.isfinite(value) and _close(value, reference)):
+    if not (math.isfinite(value) and close_to(value, reference)):
         failures.add(where, _perplexity_findings(log_probs, value, reference))
 
 
@@ -157,21 +157,21 @@ def check_perplexity(function, *, seed: int | None = None, trials: int = 20) -> 
     (what :meth:`course.counts.ngram.KneserNeyLM.perplexity` and :func:`course.elmo.perplexity.evaluate_perplexity`
     compute); a held-out set of thousands of predictions included.
     """
-    rng, _ = _start(function, "perplexity", seed, trials)
+    rng, _ = start_check(function, "perplexity", seed, trials)
     failures = _Failures()
 
     def draw() -> tuple[int, ...]:
         count = int(np.exp(rng.uniform(0, np.log(300))))  # 1 to 300 sentences
         return tuple(int(n) for n in rng.integers(2, 41, count))
 
-    sizes = _sizes(trials, [(2,), (2, 5), (3, 2, 8)], draw)
+    sizes = trial_inputs(trials, [(2,), (2, 5), (3, 2, 8)], draw)
     for lengths in sizes:
         log_probs = _log_prob_case(rng, lengths)
-        where = text("check ppl where", sentences=_count(len(lengths), "sentence"), n=sum(lengths))
+        where = text("check ppl where", sentences=how_many(len(lengths), "sentence"), n=sum(lengths))
         _perplexity_trial(function, log_probs, _perplexity_reference(log_probs), where, failures)
     failures.raise_if_any()
-    _right(text("check ppl right", trials=trials, sentences=_span([len(s) for s in sizes]),
-                n=_span([sum(s) for s in sizes])))
+    say_right(text("check ppl right", trials=trials, sentences=span_of([len(s) for s in sizes]),
+                   n=span_of([sum(s) for s in sizes])))
 
 
 def kneser_ney_log_probs(model, sentences) -> list[np.ndarray]:
@@ -188,18 +188,18 @@ def check_perplexity_on_model(function, model, sentences) -> None:
     :class:`course.counts.ngram.KneserNeyLM` gives held-out ``sentences`` it should return
     ``model.perplexity(sentences)``.
     """
-    _start(function, "perplexity", 0, 1)
+    start_check(function, "perplexity", 0, 1)
     log_probs = kneser_ney_log_probs(model, sentences)
     if not log_probs:
         raise ValueError(text("check ppl no sentences"))
     reference = float(model.perplexity(sentences))
     failures = _Failures()
-    where = text("check ppl model where", model=repr(model), sentences=_count(len(log_probs), "held-out sentence"),
+    where = text("check ppl model where", model=repr(model), sentences=how_many(len(log_probs), "held-out sentence"),
                  n=sum(map(len, log_probs)))
     _perplexity_trial(function, log_probs, reference, where, failures)
     failures.raise_if_any()
-    _right(text("check ppl model right", sentences=_count(len(log_probs), "sentence"), n=sum(map(len, log_probs)),
-                reference=reference))
+    say_right(text("check ppl model right", sentences=how_many(len(log_probs), "sentence"), n=sum(map(len, log_probs)),
+                   reference=reference))
 
 
 # --------------------------------------------------------------------- char-CNN and highway layer
@@ -244,9 +244,9 @@ class _Words:
         n, c_positions, c = self.shape
         widths = ", ".join(str(int(weight.shape[2])) for weight, _ in self.filters)
         low, high = int(self.lengths.min()), int(self.lengths.max())
-        characters = _count(low, "character") if low == high else text("check cnn characters", low=low, high=high)
-        return text("check cnn where", words=_count(n, "word"), characters=characters,
-                    positions=_count(c_positions, "position"), c=c, widths=widths, features=self.num_features)
+        characters = how_many(low, "character") if low == high else text("check cnn characters", low=low, high=high)
+        return text("check cnn where", words=how_many(n, "word"), characters=characters,
+                    positions=how_many(c_positions, "position"), c=c, widths=widths, features=self.num_features)
 
     def arguments(self) -> tuple:
         """What the student's function gets: float32 copies, and the mask."""
@@ -294,9 +294,10 @@ def _reference_from_encoder(encoder, char_ids):
 def _encoder_reference(words: _Words):
     """``(N, D)`` from :class:`course.elmo.token_encoder.TokenEncoder` given the same weights: one character id
     per position of each word, whose embedding is the given one; id 0, padding, embeds as zeros."""
-    from ...elmo.config import ElmoConfig  # noqa: I001 (course.elmo first: it sets OpenMP's policy for torch)
-    from ...elmo.token_encoder import TokenEncoder
     import torch
+
+    from ...elmo.config import ElmoConfig
+    from ...elmo.token_encoder import TokenEncoder
 
     n, positions, char_dim = words.shape
     d = words.num_features
@@ -408,10 +409,10 @@ def _char_cnn_findings(words: _Words, value: np.ndarray, reference: np.ndarray) 
             if not parts:
                 continue
             candidate = _highway(words, pooled, **highway_switches).numpy()
-            if np.all(np.isfinite(candidate)) and _close(value, candidate, atol):
+            if np.all(np.isfinite(candidate)) and close_to(value, candidate, atol):
                 key = "+".join(k for k in (pool_key, "" if relu else "relu", highway_key) if k)
                 findings.append((key, text("check cnn yours", parts=text("check glove and it").join(parts))))
-    generic = text("check cnn differs", worst=_worst(value, reference))
+    generic = text("check cnn differs", worst=worst_difference(value, reference))
     return _simplest_first(findings) + [(GENERIC, generic)]
 
 
@@ -422,27 +423,26 @@ def _char_cnn_trial(function, words: _Words, reference, failures) -> None:
     n, positions, char_dim = words.shape
     d = words.num_features
     try:
-        result = _call(function, words.arguments(), shapes=text("check cnn shapes", embedded=(n, positions, char_dim),
-                                                                mask=(n, positions),
-                                                                filters=_count(len(words.filters), "filter"),
-                                                                highway=(d, d)))
+        result = call_answer(function, words.arguments(),
+                             shapes=text("check cnn shapes", embedded=(n, positions, char_dim), mask=(n, positions),
+                                         filters=how_many(len(words.filters), "filter"), highway=(d, d)))
     except CheckFailed as failure:
         failures.raise_if_any()  # an earlier input showed what is wrong: that says more than the error
         cause = str(failure.__cause__)
         if positions != char_dim and f"to have {char_dim} channels, but got {positions} channels" in cause:
-            raise CheckFailed(_sentence(text("check cnn conv1d said", wrong=text(_WRONG_AXIS), said=cause.rstrip('.')),
-                                        where)) from failure
+            raise CheckFailed(sentence_at(text("check cnn conv1d said", wrong=text(_WRONG_AXIS),
+                                               said=cause.rstrip('.')), where)) from failure
         if "Kernel size can't be greater than actual input size" in cause:
-            raise CheckFailed(_sentence(text("check cnn kernel too large", said=cause.rstrip('.')), where)) \
+            raise CheckFailed(sentence_at(text("check cnn kernel too large", said=cause.rstrip('.')), where)) \
                 from failure
         if type(failure.__cause__).__name__ in ("RuntimeError", "IndexError", "ValueError"):  # graded: a stand-in
             raise CheckFailed(text("check cnn axes", failure=str(failure)[:-1])) from failure
         raise
     if isinstance(result, torch.Tensor):
         result = result.detach().cpu().double()
-    value = _array(result, text("check the result"), (n, d), "(N, D)", where)
+    value = answer_array(result, text("check the result"), (n, d), "(N, D)", where)
     reference = reference.numpy()
-    if not _close(value, reference, TORCH_ATOL * max(1.0, float(np.abs(reference).max()))):
+    if not close_to(value, reference, TORCH_ATOL * max(1.0, float(np.abs(reference).max()))):
         failures.add(where, _char_cnn_findings(words, value, reference))
 
 
@@ -468,7 +468,7 @@ def check_char_cnn_highway(function, *, seed: int | None = None, trials: int = 2
 
 
 def _check_char_cnn_highway(function, seed: int | None, trials: int) -> None:
-    rng, _ = _start(function, "char_cnn_highway", seed, trials)
+    rng, _ = start_check(function, "char_cnn_highway", seed, trials)
     failures = _Failures()
 
     def draw():
@@ -483,14 +483,14 @@ def _check_char_cnn_highway(function, seed: int | None, trials: int) -> None:
     # gives (N, D) and the check can say which it is
     edges = [((1,), 1, 1, ((1, 1),)), ((1, 2), 4, 4, ((3, 4),)), ((6, 3, 1), 6, 6, ((2, 6),)),
              ((5, 3, 1), 5, 2, ((1, 2), (2, 3)))]
-    sizes = _sizes(trials, edges, draw)
+    sizes = trial_inputs(trials, edges, draw)
     for lengths, positions, char_dim, filters in sizes:
         words = _random_words(rng, lengths, positions, char_dim, filters)
         _char_cnn_trial(function, words, _encoder_reference(words), failures)
     failures.raise_if_any()
-    _right(text("check cnn right", trials=trials, words=_span([len(size[0]) for size in sizes]),
-                positions=_span([size[1] for size in sizes]), features=_span([sum(n for _, n in size[3])
-                                                                              for size in sizes])))
+    say_right(text("check cnn right", trials=trials, words=span_of([len(size[0]) for size in sizes]),
+                   positions=span_of([size[1] for size in sizes]), features=span_of([sum(n for _, n in size[3])
+                                                                                     for size in sizes])))
 
 
 @compares_with(
@@ -505,7 +505,7 @@ def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
     filters and its first highway layer; the result should be what its own modules give."""
     import torch
 
-    _start(function, "char_cnn_highway", 0, 1)
+    start_check(function, "char_cnn_highway", 0, 1)
     if not len(encoder.highways):
         raise ValueError(text("check cnn no highway layer"))
     char_ids = torch.as_tensor(np.asarray(char_ids), dtype=torch.int64)
@@ -522,5 +522,5 @@ def check_char_cnn_highway_on_encoder(function, encoder, char_ids) -> None:
         failures = _Failures()
         _char_cnn_trial(function, words, reference, failures)
     failures.raise_if_any()
-    _right(text("check cnn model right", words=_count(len(char_ids), "real word"), filters=words.num_features))
+    say_right(text("check cnn model right", words=how_many(len(char_ids), "real word"), filters=words.num_features))
 

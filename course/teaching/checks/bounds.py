@@ -7,24 +7,24 @@ import math
 
 import numpy as np
 
-from ...edition import text
+from ...core.edition import text
 from ...text.vocab import Vocabulary
-from .common import (
+from .harness import (
     ATOL,
     GENERIC,
     CheckFailed,
-    _call,
-    _close,
-    _count,
-    _describe,
-    _number,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
-    _zipf_counts,
+    answer_number,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
+    zipf_counts,
 )
 
 BOUND_SLACK = 1e-9  # how far below the mean code length a float entropy may land when the two are equal
@@ -70,7 +70,7 @@ def _counts(rng: np.random.Generator, kind: str, size: int) -> tuple[np.ndarray,
         return np.array([2 ** (size - 2 - i) for i in range(size - 1)] + [1]), text("check bound halves")
     if kind == "ties":
         return rng.integers(1, 30, size), text("check bound ties")
-    return _zipf_counts(rng, size), text("check bound zipf")
+    return zipf_counts(rng, size), text("check bound zipf")
 
 
 @compares_with("course.text.vocab:Vocabulary.huffman", "course.text.vocab:_build_huffman")
@@ -83,19 +83,19 @@ def check_entropy_bound(function, *, seed: int | None = None, trials: int = 20) 
     every code of a balanced tree. The function should assert H <= L < H + 1, which holds with equality on
     the left when every p(w) is a power of 1/2 (those inputs are among the trials).
     """
-    rng, failures = _start(function, "entropy_bound", seed, trials)
+    rng, failures = start_check(function, "entropy_bound", seed, trials)
     edges = [("two", 2), ("dominant", 5), ("equal", int(rng.choice([3, 5, 6, 7, 12, 100]))), ("equal", 1024),
              ("dominant", 2), ("zipf", 64), ("halves", 24), ("equal", 2), ("equal", int(rng.integers(300, 1000)))]
-    cases = _sizes(trials, edges, lambda: (str(rng.choice(["zipf", "ties", "zipf"])), int(rng.integers(3, 301))))
+    cases = trial_inputs(trials, edges, lambda: (str(rng.choice(["zipf", "ties", "zipf"])), int(rng.integers(3, 301))))
     for kind, size in cases:
         values, described = _counts(rng, kind, size)
         values = values.astype(np.int64)
         counts = {f"w{i}": int(value) for i, value in zip(rng.permutation(size), values, strict=True)}
         values = np.asarray(list(counts.values()), dtype=np.float64)
-        where = f"W={_count(size, 'word')}, {described}"
+        where = f"W={how_many(size, 'word')}, {described}"
         reference = _reference(values)
         try:
-            result = _call(function, (dict(counts),), shapes=text("check dict of words", n=size))
+            result = call_answer(function, (dict(counts),), shapes=text("check dict of words", n=size))
         except CheckFailed as failure:
             cause = failure.__cause__
             if not isinstance(cause, AssertionError) or isinstance(cause, CheckFailed):
@@ -103,17 +103,17 @@ def check_entropy_bound(function, *, seed: int | None = None, trials: int = 20) 
             failures.add(where, _assertion_findings(cause, values, reference))
             continue
         if not isinstance(result, tuple | list) or len(result) != 3:
-            raise CheckFailed(_sentence(text("check bound returns", got=_describe(result)), where))
+            raise CheckFailed(sentence_at(text("check bound returns", got=describe(result)), where))
         names = [text(name) for name in _NAMES]
-        got = tuple(_number(value, name[0].upper() + name[1:], where) for value, name in zip(result, names,
-                                                                                             strict=True))
-        if not all(_close(value, expected) for value, expected in zip(got, reference, strict=True)):
+        got = tuple(answer_number(value, name[0].upper() + name[1:], where) for value, name in zip(result, names,
+                                                                                                   strict=True))
+        if not all(close_to(value, expected) for value, expected in zip(got, reference, strict=True)):
             failures.add(where, _findings(values, got, reference))
     returned = [trial for trial in failures.trials if not trial[1][0][0].startswith("assert:")]
     if returned:  # the numbers themselves say more than an assertion that stopped them
         failures.trials = returned
     failures.raise_if_any()
-    _right(text("check bound right", trials=trials, span=_span([size for _, size in cases])))
+    say_right(text("check bound right", trials=trials, span=span_of([size for _, size in cases])))
 
 
 def _assertion_findings(error: AssertionError, values: np.ndarray, reference) -> list[tuple[str, str]]:
@@ -159,11 +159,11 @@ def _candidates(values: np.ndarray, reference) -> list[tuple[int, str, float, st
 
 def _findings(values: np.ndarray, got: tuple[float, float, float], reference) -> list[tuple[str, str]]:
     findings = []
-    in_order = all(_close(g, r) for g, r in zip(got, reference, strict=True))
-    if not in_order and all(_close(g, r) for g, r in zip(sorted(got), sorted(reference), strict=True)):
+    in_order = all(close_to(g, r) for g, r in zip(got, reference, strict=True))
+    if not in_order and all(close_to(g, r) for g, r in zip(sorted(got), sorted(reference), strict=True)):
         findings.append(("order", text("check bound order")))
     for which, key, value, message in _candidates(values, reference):
-        if _close(got[which], value) and not _close(value, reference[which]):
+        if close_to(got[which], value) and not close_to(value, reference[which]):
             findings.append((key, message))
     entropy, mean_length = got[:2]
     broken = not (entropy <= mean_length + BOUND_SLACK and mean_length < entropy + 1 + ATOL)
@@ -171,5 +171,5 @@ def _findings(values: np.ndarray, got: tuple[float, float, float], reference) ->
         text("check bound broken", entropy=entropy, length=mean_length))
     findings = [(key, message + note) for key, message in findings]
     wrong = [text("check bound wrong value", name=text(name), value=value, expected=expected) for name, value, expected
-             in zip(_NAMES, got, reference, strict=True) if not _close(value, expected)]
+             in zip(_NAMES, got, reference, strict=True) if not close_to(value, expected)]
     return findings + [(GENERIC, text("check bound differs", wrong=text("check semicolon").join(wrong), note=note))]

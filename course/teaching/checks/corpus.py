@@ -8,21 +8,21 @@ from itertools import product
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     CheckFailed,
-    _array,
-    _call,
-    _close,
-    _count,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
-    _worst,
+    answer_array,
+    call_answer,
+    close_to,
     compares_with,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
+    worst_difference,
 )
 
 # ------------------------------------------------------------------------------ OOV rate estimate
@@ -70,26 +70,26 @@ def check_oov_rate_estimate(function, *, seed: int | None = None, trials: int = 
     int64 thresholds >= 1 in any order. Expected: ``(M,)`` the OOV rate that leave-one-out (Good–Turing)
     predicts for new text from the same source, with a vocabulary of the types counted at least m times.
     """
-    rng, failures = _start(function, "oov_rate_estimate", seed, trials)
-    inputs = _sizes(trials, OOV_EDGES, lambda: _oov_inputs(rng, int(rng.integers(4, 401))))
+    rng, failures = start_check(function, "oov_rate_estimate", seed, trials)
+    inputs = trial_inputs(trials, OOV_EDGES, lambda: _oov_inputs(rng, int(rng.integers(4, 401))))
     for counts, min_counts in inputs:
-        where = text("check oov where", types=_count(len(counts), "type"), tokens=int(counts.sum()),
+        where = text("check oov where", types=how_many(len(counts), "type"), tokens=int(counts.sum()),
                      min_counts=min_counts.tolist())
         try:
-            result = _call(function, (counts.copy(), min_counts.copy()),
-                           shapes=f"counts {counts.shape}, min_counts {min_counts.shape}")
+            result = call_answer(function, (counts.copy(), min_counts.copy()),
+                                 shapes=f"counts {counts.shape}, min_counts {min_counts.shape}")
         except CheckFailed as failure:
             if min_counts.max() <= counts.max():
                 raise
             raise CheckFailed(text("check oov above the largest", failure=failure, min_count=min_counts.max(),
                                    largest=counts.max())) from failure.__cause__
-        rates = _array(result, text("check the result"), min_counts.shape, "(M,)", where)
+        rates = answer_array(result, text("check the result"), min_counts.shape, "(M,)", where)
         reference = _oov_reference(counts, min_counts)
-        if not _close(rates, reference):
+        if not close_to(rates, reference):
             failures.add(where, _oov_findings(counts, min_counts, rates, reference))
     failures.raise_if_any()
     sizes = [len(counts) for counts, _ in inputs]
-    _right(text("check oov right", trials=trials, span=_span(sizes), largest=max(int(m.max()) for _, m in inputs)))
+    say_right(text("check oov right", trials=trials, span=span_of(sizes), largest=max(int(m.max()) for _, m in inputs)))
 
 
 def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]:
@@ -113,7 +113,7 @@ def _oov_findings(counts, min_counts, rates, reference) -> list[tuple[str, str]]
         ("coverage", 1 - reference, text("check oov coverage")),
         ("order", _oov_reference(counts, np.sort(min_counts)), text("check oov order")),
     ]
-    findings = [(key, wrong) for key, value, wrong in candidates if value is not None and _close(rates, value)]
+    findings = [(key, wrong) for key, value, wrong in candidates if value is not None and close_to(rates, value)]
     if rates.min() < -1e-12 or rates.max() > 1 + 1e-9:
         findings.append(("fact:range", text("check oov range", low=rates.min(), high=rates.max())))
     worst = int(np.argmax(np.abs(rates - reference)))
@@ -201,9 +201,9 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
     and the natural logarithm, 0 wherever X_wc = 0, no nan or inf and no numpy RuntimeWarning on the way
     (:func:`course.counts.count_vectors.ppmi`). Some trials pass ``alpha``, others use the default.
     """
-    rng, failures = _start(function, "positive_pmi", seed, trials)
-    inputs = _sizes(trials, PPMI_EDGES,
-                    lambda: _ppmi_inputs(rng, (int(rng.integers(3, 61)), int(rng.integers(3, 61)))))
+    rng, failures = start_check(function, "positive_pmi", seed, trials)
+    inputs = trial_inputs(trials, PPMI_EDGES,
+                          lambda: _ppmi_inputs(rng, (int(rng.integers(3, 61)), int(rng.integers(3, 61)))))
     for trial, counts in enumerate(inputs):
         alpha, default = _ppmi_settings(rng, trial)
         setting = text("check ppmi default alpha") if default else f"alpha={alpha:g}"
@@ -211,8 +211,8 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                result = _call(function, (counts.copy(),), {} if default else {"alpha": alpha},
-                               shapes=f"counts {counts.shape}")
+                result = call_answer(function, (counts.copy(),), {} if default else {"alpha": alpha},
+                                     shapes=f"counts {counts.shape}")
             except CheckFailed as failure:
                 if counts.shape[0] == counts.shape[1] or "broadcast" not in str(failure):
                     raise
@@ -222,8 +222,8 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
             result = result.toarray()
         reference = _ppmi_reference(counts, alpha)
         _ppmi_not_finite(counts, result, where)
-        values = _array(result, text("check the result"), counts.shape, "(V, C)", where)
-        findings = [] if _close(values, reference) else _ppmi_findings(counts, alpha, default, values, reference)
+        values = answer_array(result, text("check the result"), counts.shape, "(V, C)", where)
+        findings = [] if close_to(values, reference) else _ppmi_findings(counts, alpha, default, values, reference)
         numpy_warnings = [w for w in caught if issubclass(w.category, RuntimeWarning)]
         if numpy_warnings and not findings:
             findings = [("fact:warning", text("check ppmi warned", warning=numpy_warnings[0].message))]
@@ -231,7 +231,7 @@ def check_positive_pmi(function, *, seed: int | None = None, trials: int = 20) -
             failures.add(where, findings)
     failures.raise_if_any()
     smallest, largest = (f"{counts.shape[0]}×{counts.shape[1]}" for counts in (inputs[0], max(inputs, key=np.size)))
-    _right(text("check ppmi right", trials=trials, smallest=smallest, largest=largest))
+    say_right(text("check ppmi right", trials=trials, smallest=smallest, largest=largest))
 
 
 def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
@@ -239,7 +239,7 @@ def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
     try:
         array = np.asarray(result, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError):
-        return  # _array says what is wrong
+        return  # answer_array says what is wrong
     if array.shape != counts.shape or np.all(np.isfinite(array)):
         return
     empty = (counts.sum(axis=1) == 0)[:, None] | (counts.sum(axis=0) == 0)[None, :]  # (V, C)
@@ -252,7 +252,7 @@ def _ppmi_not_finite(counts: np.ndarray, result, where: str) -> None:
         message = text("check ppmi not finite empty", kinds=kinds)
     else:
         message = text("check ppmi not finite zero", kinds=kinds)
-    raise CheckFailed(_sentence(message, where))
+    raise CheckFailed(sentence_at(message, where))
 
 
 def _ppmi_findings(counts, alpha, default, values, reference) -> list[tuple[str, str]]:
@@ -286,10 +286,10 @@ def _ppmi_findings(counts, alpha, default, values, reference) -> list[tuple[str,
             continue
         variant = _ppmi_variant(counts, word_power=word_power, context_power=context_power, scale=scale, base=base,
                                 clip=clip)
-        if _close(values, variant):
+        if close_to(values, variant):
             findings.append(("+".join(k for k in (s_key, n_key, b_key, c_key) if k),
                              text("check ppmi yours", parts=text("check glove and it").join(wrong))))
     if values.min() < 0:
         findings.append(("fact:negative", text("check ppmi negative", smallest=values.min())))
-    return findings + [(GENERIC, text("check ppmi differs", worst=_worst(values, reference)))]
+    return findings + [(GENERIC, text("check ppmi differs", worst=worst_difference(values, reference)))]
 

@@ -8,23 +8,23 @@ from itertools import product
 import numpy as np
 
 from ...analysis.probes import sense_probe
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     TORCH_ATOL,
     CheckFailed,
-    _call,
-    _close,
-    _count,
-    _describe,
-    _number,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
-    _worst,
+    answer_number,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
+    worst_difference,
 )
 
 # ---------------------------------------------------------------------------- sense 1-NN probe
@@ -82,20 +82,20 @@ def check_sense_knn_accuracy(function, *, seed: int | None = None, trials: int =
     each occurrence takes the sense of its most similar OTHER occurrence (``knn_accuracy`` of
     :func:`course.analysis.probes.sense_probe`).
     """
-    rng, failures = _start(function, "sense_knn_accuracy", seed, trials)
-    sizes = _sizes(trials, [2, 3], lambda: int(rng.integers(6, 41)))
+    rng, failures = start_check(function, "sense_knn_accuracy", seed, trials)
+    sizes = trial_inputs(trials, [2, 3], lambda: int(rng.integers(6, 41)))
     for n in sizes:
         vectors, senses = _sense_case(rng, n)
-        where = text("check knn where", occurrences=_count(n, "occurrence"), d=vectors.shape[1],
+        where = text("check knn where", occurrences=how_many(n, "occurrence"), d=vectors.shape[1],
                      senses=len(set(senses)))
-        result = _call(function, (vectors.copy(), list(senses)), shapes=text("check knn shapes", shape=vectors.shape,
-                                                                             n=n))
-        accuracy = _number(result, text("check knn the accuracy"), where)
+        result = call_answer(function, (vectors.copy(), list(senses)),
+                             shapes=text("check knn shapes", shape=vectors.shape, n=n))
+        accuracy = answer_number(result, text("check knn the accuracy"), where)
         reference = _sense_reference(vectors, senses)
-        if not _close(accuracy, reference):
+        if not close_to(accuracy, reference):
             failures.add(where, _sense_findings(vectors, np.asarray(senses), accuracy, reference))
     failures.raise_if_any()
-    _right(text("check knn right", trials=trials, span=_span(sizes)))
+    say_right(text("check knn right", trials=trials, span=span_of(sizes)))
 
 
 def _sense_reference(vectors: np.ndarray, senses: list[str]) -> float:
@@ -116,7 +116,7 @@ def _sense_findings(vectors, labels, accuracy, reference) -> list[tuple[str, str
         ("largest", _knn_accuracy(_cosines(vectors), labels, largest=False), text("check knn least", got=got)),
         ("fraction", reference * n, text("check knn count", got=accuracy, n=n, expected=reference)),
     ]
-    findings = [(key, message) for key, value, message in candidates if _close(accuracy, value)]
+    findings = [(key, message) for key, value, message in candidates if close_to(accuracy, value)]
     if accuracy == 1.0 and reference < 1 and not any(key == "leave" for key, _ in findings):
         findings.append(("fact:leave", text("check knn found itself", expected=reference)))
     if not 0 <= accuracy <= 1:
@@ -140,12 +140,13 @@ def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> 
     gamma · Σ_j softmax(s)_j layers_j (:class:`course.elmo.scalar_mix.ScalarMix` without layer norm),
     with gradients reaching s and gamma.
     """
-    from ...elmo.scalar_mix import ScalarMix  # noqa: I001 (course.elmo first: it sets OpenMP's policy for torch)
     import torch
 
-    rng, failures = _start(function, "scalar_mix", seed, trials)
-    sizes = _sizes(trials, [(1, 1, 1), (2, 1, 3), (3, 4, 2)],
-                   lambda: (int(rng.integers(2, 6)), int(rng.integers(1, 11)), int(rng.integers(1, 17))))
+    from ...elmo.scalar_mix import ScalarMix
+
+    rng, failures = start_check(function, "scalar_mix", seed, trials)
+    sizes = trial_inputs(trials, [(1, 1, 1), (2, 1, 3), (3, 4, 2)],
+                         lambda: (int(rng.integers(2, 6)), int(rng.integers(1, 11)), int(rng.integers(1, 17))))
     for layers_count, n, d in sizes:
         layers_np = rng.normal(size=(layers_count, n, d))
         s_np, gamma_np = rng.normal(0, 1, layers_count), rng.uniform(0.5, 2.0)
@@ -158,21 +159,21 @@ def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> 
         gamma = torch.tensor(gamma_np, dtype=torch.float32, requires_grad=True)
         # the reference sees the same float32 values, in float64
         layers_np, s_np, gamma_np = layers.double().numpy(), s.detach().double().numpy(), float(gamma.detach())
-        mixed = _call(function, (layers, s, gamma), shapes=f"layers {(layers_count, n, d)}, s {(layers_count,)}, "
+        mixed = call_answer(function, (layers, s, gamma), shapes=f"layers {(layers_count, n, d)}, s {(layers_count,)}, "
                                                            "gamma ()")
         if not isinstance(mixed, torch.Tensor):
-            raise CheckFailed(_sentence(text("check mix not a tensor", got=_describe(mixed)), where))
+            raise CheckFailed(sentence_at(text("check mix not a tensor", got=describe(mixed)), where))
         if tuple(mixed.shape) != (n, d):
             hint = text("check mix sum over j") if tuple(mixed.shape) == (layers_count, n, d) else ""
-            raise CheckFailed(_sentence(text("check mix shape", wanted=(n, d), shape=tuple(mixed.shape), hint=hint),
-                                        where))
+            raise CheckFailed(sentence_at(text("check mix shape", wanted=(n, d), shape=tuple(mixed.shape), hint=hint),
+                                          where))
         mix = ScalarMix(layers_count, initial_weights=s_np, initial_gamma=gamma_np).double()
         with torch.no_grad():  # the float64 copy keeps every digit of s and gamma
             mix.scalar_parameters.copy_(torch.from_numpy(s_np))
             mix.gamma.copy_(torch.tensor(gamma_np, dtype=torch.float64))
         reference = mix(torch.from_numpy(layers_np))
         value = mixed.detach().double().numpy()
-        if not _close(value, reference.detach().numpy(), TORCH_ATOL):
+        if not close_to(value, reference.detach().numpy(), TORCH_ATOL):
             failures.add(where, _mix_findings(layers_np, s_np, gamma_np, value, reference.detach().numpy()))
             continue
         (reference * upstream).sum().backward()
@@ -180,8 +181,8 @@ def check_scalar_mix(function, *, seed: int | None = None, trials: int = 20) -> 
         if findings:
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(text("check mix right", trials=trials, layers=_span([size[0] for size in sizes]),
-                n=_span([size[1] for size in sizes])))
+    say_right(text("check mix right", trials=trials, layers=span_of([size[0] for size in sizes]),
+                   n=span_of([size[1] for size in sizes])))
 
 
 def _mix_findings(layers, s, gamma, value, reference) -> list[tuple[str, str]]:
@@ -198,10 +199,10 @@ def _mix_findings(layers, s, gamma, value, reference) -> list[tuple[str, str]]:
     for (key, weights, wrong), with_gamma in product(weightings, (True, False)):
         parts = [part for part in (wrong, None if with_gamma else text("check mix no gamma")) if part]
         mixed = (gamma if with_gamma else 1.0) * np.tensordot(weights, layers, axes=1)
-        if parts and _close(value, mixed, TORCH_ATOL * max(1.0, float(np.abs(mixed).max()))):
+        if parts and close_to(value, mixed, TORCH_ATOL * max(1.0, float(np.abs(mixed).max()))):
             keys = "+".join(k for k in (key, "" if with_gamma else "gamma") if k)
             findings.append((keys, text("check mix yours", parts=text("check mix and").join(parts))))
-    return findings + [(GENERIC, text("check mix differs", worst=_worst(value, reference)))]
+    return findings + [(GENERIC, text("check mix differs", worst=worst_difference(value, reference)))]
 
 
 def _mix_gradient_findings(mixed, s, gamma, upstream, mix) -> list[tuple[str, str]]:
@@ -214,8 +215,8 @@ def _mix_gradient_findings(mixed, s, gamma, upstream, mix) -> list[tuple[str, st
     for name, tensor, reference in (("s", s, mix.scalar_parameters.grad), ("gamma", gamma, mix.gamma.grad)):
         if tensor.grad is None:
             findings.append((f"gradient:{name}", text("check mix no gradient", name=name)))
-        elif not _close(tensor.grad.double().numpy(), reference.numpy(), TORCH_ATOL * reference.numel()):
+        elif not close_to(tensor.grad.double().numpy(), reference.numpy(), TORCH_ATOL * reference.numel()):
             grad, wanted = tensor.grad.double().numpy().reshape(-1), reference.numpy().reshape(-1)
             findings.append((f"gradient:{name}", text("check mix wrong gradient", name=name,
-                                                      worst=_worst(grad, wanted))))
+                                                      worst=worst_difference(grad, wanted))))
     return findings

@@ -6,8 +6,19 @@ from itertools import product
 
 import numpy as np
 
-from ...edition import text
-from .common import GENERIC, _array, _call, _close, _number, _right, _sizes, _span, _start, compares_with
+from ...core.edition import text
+from .harness import (
+    GENERIC,
+    answer_array,
+    answer_number,
+    call_answer,
+    close_to,
+    compares_with,
+    say_right,
+    span_of,
+    start_check,
+    trial_inputs,
+)
 
 # ------------------------------------------------------------------------------ GloVe weighting
 
@@ -43,8 +54,8 @@ def check_glove_weighting(function, *, seed: int | None = None, trials: int = 20
     Expected: ``(n,)`` f(x) = (x/x_max)^alpha below x_max, 1 from x_max on, f(0) = 0
     (:func:`course.glove.weighting`). Some trials pass x_max and alpha, others use the defaults.
     """
-    rng, failures = _start(function, "glove_weighting", seed, trials)
-    sizes = _sizes(trials, [2, 3], lambda: int(rng.integers(5, 201)))
+    rng, failures = start_check(function, "glove_weighting", seed, trials)
+    sizes = trial_inputs(trials, [2, 3], lambda: int(rng.integers(5, 201)))
     for trial, n in enumerate(sizes):
         x_max, alpha, defaults = _glove_settings(rng, trial)
         if trial == 0:
@@ -57,13 +68,13 @@ def check_glove_weighting(function, *, seed: int | None = None, trials: int = 20
             x[rng.random(n) < 0.05] = x_max
             x[: n // 3] = np.round(x[: n // 3])
         where = _glove_where(n, x_max, alpha, defaults)
-        result = _call(function, (x.copy(),), _glove_kwargs(x_max, alpha, defaults), shapes=f"x {x.shape}")
-        weights = _array(result, text("check the result"), (n,), "(n,)", where)
+        result = call_answer(function, (x.copy(),), _glove_kwargs(x_max, alpha, defaults), shapes=f"x {x.shape}")
+        weights = answer_array(result, text("check the result"), (n,), "(n,)", where)
         reference = _weighting(x, x_max, alpha)
-        if not _close(weights, reference):
+        if not close_to(weights, reference):
             failures.add(where, _weighting_findings(x, x_max, alpha, defaults, weights, reference))
     failures.raise_if_any()
-    _right(text("check glove weighting right", trials=trials, span=_span(sizes)))
+    say_right(text("check glove weighting right", trials=trials, span=span_of(sizes)))
 
 
 def _weighting_variants(x_max: float, alpha: float, defaults: bool):
@@ -90,7 +101,7 @@ def _weighting_findings(x, x_max, alpha, defaults, weights, reference) -> list[t
     for keys, scale, power, wrong in _weighting_variants(x_max, alpha, defaults):
         uncapped = np.where(x > 0, (x / scale) ** power, 0.0)
         for capped in (True, False):
-            if (capped and not wrong) or not _close(weights, np.minimum(uncapped, 1) if capped else uncapped):
+            if (capped and not wrong) or not close_to(weights, np.minimum(uncapped, 1) if capped else uncapped):
                 continue
             parts = wrong + ([] if capped else [text("check glove uncapped")])
             findings.append(("+".join(k for k in (keys, "" if capped else "cap") if k),
@@ -114,8 +125,8 @@ def check_glove_loss(function, *, seed: int | None = None, trials: int = 20) -> 
     Expected: the float J = Σ_n f(x_n) (w_n·w̃_n + b_n + b̃_n - log x_n)^2, the paper's loss without
     glove.c's 1/2, with f :func:`course.glove.weighting`.
     """
-    rng, failures = _start(function, "glove_loss", seed, trials)
-    sizes = _sizes(trials, [(1, 1), (2, 3)], lambda: (int(rng.integers(3, 101)), int(rng.integers(2, 31))))
+    rng, failures = start_check(function, "glove_loss", seed, trials)
+    sizes = trial_inputs(trials, [(1, 1), (2, 3)], lambda: (int(rng.integers(3, 101)), int(rng.integers(2, 31))))
     for trial, (n, d) in enumerate(sizes):
         x_max, alpha, defaults = _glove_settings(rng, trial)
         w, w_context = rng.normal(0, 0.4, (n, d)), rng.normal(0, 0.4, (n, d))
@@ -123,16 +134,16 @@ def check_glove_loss(function, *, seed: int | None = None, trials: int = 20) -> 
         x = np.exp(rng.uniform(np.log(0.2), np.log(5 * x_max), n))
         where = _glove_where(n, x_max, alpha, defaults, d)
         args = (w.copy(), w_context.copy(), b.copy(), b_context.copy(), x.copy())
-        result = _call(function, args, _glove_kwargs(x_max, alpha, defaults),
-                       shapes=f"w {(n, d)}, w_context {(n, d)}, b {(n,)}, b_context {(n,)}, x {(n,)}")
-        loss = _number(result, text("check the loss"), where)
+        result = call_answer(function, args, _glove_kwargs(x_max, alpha, defaults),
+                             shapes=f"w {(n, d)}, w_context {(n, d)}, b {(n,)}, b_context {(n,)}, x {(n,)}")
+        loss = answer_number(result, text("check the loss"), where)
         reference = _glove_loss_variant(w, w_context, b, b_context, x, _weighting(x, x_max, alpha))
-        if not _close(loss, reference):
+        if not close_to(loss, reference):
             failures.add(where, _glove_loss_findings(w, w_context, b, b_context, x, x_max, alpha, defaults, loss,
                                                      reference))
     failures.raise_if_any()
-    _right(text("check glove loss right", trials=trials, n=_span([n for n, _ in sizes]),
-                d=_span([d for _, d in sizes])))
+    say_right(text("check glove loss right", trials=trials, n=span_of([n for n, _ in sizes]),
+                   d=span_of([d for _, d in sizes])))
 
 
 def _glove_loss_variant(w, w_context, b, b_context, x, weights, target=None, scale=1.0) -> float:
@@ -161,8 +172,8 @@ def _glove_loss_findings(w, w_context, b, b_context, x, x_max, alpha, defaults, 
     for (w_key, weights, w_wrong), (b_key, word_bias, context_bias, b_wrong), (t_key, target, t_wrong), \
             (s_key, scale, s_wrong) in product(weightings, biases, targets, scales):
         parts = [part for part in (w_wrong, b_wrong, t_wrong) if part] + s_wrong
-        if parts and _close(loss, _glove_loss_variant(w, w_context, word_bias, context_bias, x, weights, target,
-                                                      scale)):
+        if parts and close_to(loss, _glove_loss_variant(w, w_context, word_bias, context_bias, x, weights, target,
+                                                        scale)):
             keys = "+".join(key for key in (w_key, b_key, t_key, s_key) if key)
             findings.append((keys, text("check glove loss yours", parts=text("check semicolon").join(parts),
                                         got=text("check got expected", got=loss, expected=reference))))

@@ -14,21 +14,21 @@ from itertools import product
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     RTOL,
     CheckFailed,
-    _array,
-    _call,
-    _count,
-    _describe,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
+    answer_array,
+    call_answer,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
 )
 
 STEP = 1e-5  # h of the central differences (J(θ + h) - J(θ - h)) / 2h
@@ -78,8 +78,8 @@ def _largest(value: np.ndarray, reference: np.ndarray) -> tuple[tuple[int, ...],
 
 def _tuple_of(result, names: tuple[str, ...], where: str) -> tuple:
     if not isinstance(result, tuple | list) or len(result) != len(names):
-        raise CheckFailed(_sentence(text("check gradients returns", names=", ".join(names), n=len(names),
-                                         got=_describe(result)), where))
+        raise CheckFailed(sentence_at(text("check gradients returns", names=", ".join(names), n=len(names),
+                                           got=describe(result)), where))
     return tuple(result)
 
 
@@ -146,10 +146,10 @@ def check_negative_sampling_gradients(function, *, seed: int | None = None, tria
     repeat and may equal o (and c may equal o). Expected: the ``(V, d)`` gradients of
     -log σ(u_o·v_c) - Σ_i log σ(-u_{n_i}·v_c) with respect to the two tables, every draw counted.
     """
-    rng, failures = _start(function, "negative_sampling_gradients", seed, trials)
+    rng, failures = start_check(function, "negative_sampling_gradients", seed, trials)
     edges = [(1, 1, 1), (3, 2, 2), (4, 3, 3)]  # one word; a noise word drawn twice; the context word drawn too
-    sizes = _sizes(trials, edges, lambda: (int(rng.integers(2, 31)), int(rng.integers(1, 17)),
-                                           int(rng.integers(1, 11))))
+    sizes = trial_inputs(trials, edges, lambda: (int(rng.integers(2, 31)), int(rng.integers(1, 17)),
+                                                 int(rng.integers(1, 11))))
     repeated = both = 0
     for trial, (size, d, k) in enumerate(sizes):
         scale = rng.uniform(0.6, 1.3) / d**0.25  # scores u·v of order 1: σ neither 0 nor 1
@@ -166,11 +166,11 @@ def check_negative_sampling_gradients(function, *, seed: int | None = None, tria
         repeated += len(set(noise.tolist())) < k
         both += context in noise
         where = f"V={size}, d={d}, center={center}, context={context}, noise={noise.tolist()}"
-        result = _call(function, (inputs.copy(), outputs.copy(), center, context, noise.copy()),
-                       shapes=text("check sgns shapes", tables=(size, d), noise=(k,)))
+        result = call_answer(function, (inputs.copy(), outputs.copy(), center, context, noise.copy()),
+                             shapes=text("check sgns shapes", tables=(size, d), noise=(k,)))
         grads = _tuple_of(result, ("grad_inputs", "grad_outputs"), where)
-        grads = (_array(grads[0], "grad_inputs", (size, d), "(V, d)", where),
-                 _array(grads[1], "grad_outputs", (size, d), "(V, d)", where))
+        grads = (answer_array(grads[0], "grad_inputs", (size, d), "(V, d)", where),
+                 answer_array(grads[1], "grad_outputs", (size, d), "(V, d)", where))
         loss = _sgns_loss(inputs, outputs, center, context, noise)
         numeric = _central_differences(_sgns_loss, [inputs, outputs], center, context, noise)
         tolerance = _tolerance(loss)
@@ -180,9 +180,9 @@ def check_negative_sampling_gradients(function, *, seed: int | None = None, tria
             _compare_with_course(grads, _sgns_package(inputs, outputs, center, context, noise), tolerance,
                                  ("grad_inputs", "grad_outputs"), "negative_sampling_loss", failures, where)
     failures.raise_if_any()
-    _right(text("check sgns right", trials=trials, size=_span([s for s, _, _ in sizes]),
-                d=_span([d for _, d, _ in sizes]), k=_span([k for _, _, k in sizes]),
-                repeated=_count(repeated, "input"), both=both))
+    say_right(text("check sgns right", trials=trials, size=span_of([s for s, _, _ in sizes]),
+                   d=span_of([d for _, d, _ in sizes]), k=span_of([k for _, _, k in sizes]),
+                   repeated=how_many(repeated, "input"), both=both))
 
 
 def _sgns_parts(inputs, outputs, center, context, noise):
@@ -395,8 +395,8 @@ def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20
     J = Σ_n f(x_n) (w_i·w~_k + b_i + b~_k - log x_n)² with respect to the four tables, shaped as them.
     Some trials pass x_max and alpha, others use the defaults.
     """
-    rng, failures = _start(function, "glove_gradients", seed, trials)
-    sizes = _sizes(trials, [(1, 1, 1), (2, 2, 3)], lambda: _glove_size(rng))
+    rng, failures = start_check(function, "glove_gradients", seed, trials)
+    sizes = trial_inputs(trials, [(1, 1, 1), (2, 2, 3)], lambda: _glove_size(rng))
     for trial, (size, d, n) in enumerate(sizes):
         x_max, alpha, defaults = _glove_settings(rng, trial)
         tables, rows, cols, x = _glove_inputs(rng, trial, size, d, n, x_max)
@@ -404,12 +404,12 @@ def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20
         where = text("check glove defaults", size=size_part) if defaults else \
             f"{size_part}, x_max={x_max:g}, alpha={alpha:g}"
         kwargs = {} if defaults else {"x_max": x_max, "alpha": alpha}
-        result = _call(function, (*(t.copy() for t in tables), rows.copy(), cols.copy(), x.copy()), kwargs,
-                       shapes=f"word_vectors {(size, d)}, context_vectors {(size, d)}, word_biases {(size,)}, "
+        result = call_answer(function, (*(t.copy() for t in tables), rows.copy(), cols.copy(), x.copy()), kwargs,
+                             shapes=f"word_vectors {(size, d)}, context_vectors {(size, d)}, word_biases {(size,)}, "
                               f"context_biases {(size,)}, rows {(n,)}, cols {(n,)}, x {(n,)}")
         grads = _tuple_of(result, GLOVE_NAMES, where)
         symbols = ("(V, d)", "(V, d)", "(V,)", "(V,)")
-        grads = [_array(g, name, t.shape, symbol, where)
+        grads = [answer_array(g, name, t.shape, symbol, where)
                  for g, name, t, symbol in zip(grads, GLOVE_NAMES, tables, symbols, strict=True)]
         weights = _glove_weighting(x, x_max, alpha)
         loss = _glove_loss(*tables, rows, cols, x, weights)
@@ -422,8 +422,8 @@ def check_glove_gradients(function, *, seed: int | None = None, trials: int = 20
             _compare_with_course(grads, _glove_package(tables, rows, cols, x, x_max, alpha), tolerance, GLOVE_NAMES,
                                  "glove_loss", failures, where)
     failures.raise_if_any()
-    _right(text("check gg right", trials=trials, size=_span([s for s, _, _ in sizes]),
-                d=_span([d for _, d, _ in sizes]), n=_span([n for _, _, n in sizes])))
+    say_right(text("check gg right", trials=trials, size=span_of([s for s, _, _ in sizes]),
+                   d=span_of([d for _, d, _ in sizes]), n=span_of([n for _, _, n in sizes])))
 
 
 def _glove_size(rng: np.random.Generator) -> tuple[int, int, int]:

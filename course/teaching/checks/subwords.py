@@ -7,20 +7,20 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...edition import text
+from ...core.edition import text
 from ...text.subwords import END_OF_WORD, learn_bpe, merge_pair
-from .common import (
+from .harness import (
     GENERIC,
     CheckFailed,
-    _call,
-    _count,
-    _describe,
-    _right,
-    _sentence,
-    _sizes,
-    _span,
-    _start,
+    call_answer,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    span_of,
+    start_check,
+    trial_inputs,
 )
 
 Pair = tuple[str, str]
@@ -119,11 +119,11 @@ def _merges(value, where: str) -> list[Pair]:
     """The student's answer as a list of pairs of strings, or CheckFailed saying why not."""
     form = text("check bpe form", end=END_OF_WORD)
     if not isinstance(value, list | tuple):
-        raise CheckFailed(_sentence(text("check bpe returns", form=form, got=_describe(value)), where))
+        raise CheckFailed(sentence_at(text("check bpe returns", form=form, got=describe(value)), where))
     pairs = []
     for item in value:
         if not isinstance(item, list | tuple) or len(item) != 2 or not all(isinstance(s, str) for s in item):
-            raise CheckFailed(_sentence(text("check bpe returns item", form=form, got=_describe(item)), where))
+            raise CheckFailed(sentence_at(text("check bpe returns item", form=form, got=describe(item)), where))
         pairs.append((item[0], item[1]))
     return pairs
 
@@ -184,18 +184,19 @@ def check_bpe_merges(function, *, seed: int | None = None, trials: int = 20) -> 
     the most frequent pair is merged left to right in every word; ties go to the smallest pair in string order;
     the loop stops early when every word is one symbol.
     """
-    rng, failures = _start(function, "bpe_merges", seed, trials)
-    kinds = _sizes(trials, ["one", "runs", "ties", "skewed", "runs", "ties"],
-                   lambda: str(rng.choice(["random", "random", "ties", "runs", "skewed"])))
+    rng, failures = start_check(function, "bpe_merges", seed, trials)
+    kinds = trial_inputs(trials, ["one", "runs", "ties", "skewed", "runs", "ties"],
+                         lambda: str(rng.choice(["random", "random", "ties", "runs", "skewed"])))
     sizes = []
     for kind in kinds:
         word_counts, merges, described = _table(rng, kind)
         sizes.append(len(word_counts))
-        where = text("check bpe where", words=_count(len(word_counts), "word"), described=described, merges=merges)
-        result = _call(function, (dict(word_counts), merges), shapes=text("check dict of words", n=len(word_counts)))
+        where = text("check bpe where", words=how_many(len(word_counts), "word"), described=described, merges=merges)
+        result = call_answer(function, (dict(word_counts), merges),
+                             shapes=text("check dict of words", n=len(word_counts)))
         got = _merges(result, where)
         expected = learn_bpe(word_counts, merges)
         if got != expected:
             failures.add(where, _findings(word_counts, merges, got, expected))
     failures.raise_if_any()
-    _right(text("check bpe right", trials=trials, span=_span(sizes)))
+    say_right(text("check bpe right", trials=trials, span=span_of(sizes)))

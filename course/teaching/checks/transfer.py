@@ -7,21 +7,21 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     CheckFailed,
-    _array,
-    _call,
-    _close,
-    _count,
-    _describe,
-    _number,
-    _right,
-    _sentence,
-    _sizes,
-    _start,
+    answer_array,
+    answer_number,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    how_many,
+    say_right,
+    sentence_at,
+    start_check,
+    trial_inputs,
 )
 
 # ------------------------------------------------------------------------------ named entities
@@ -47,16 +47,16 @@ def _random_labels(rng: np.random.Generator, length: int, well_formed: bool) -> 
 
 def _spans_as_tuples(value, where: str) -> list[tuple[str, int, int]]:
     if not isinstance(value, list | tuple):
-        raise CheckFailed(_sentence(text("check spans returns", got=_describe(value)), where))
+        raise CheckFailed(sentence_at(text("check spans returns", got=describe(value)), where))
     out = []
     for item in value:
         if not isinstance(item, list | tuple) or len(item) != 3:
-            raise CheckFailed(_sentence(text("check spans item", item=item), where))
+            raise CheckFailed(sentence_at(text("check spans item", item=item), where))
         kind, start, end = item
         try:
             out.append((str(kind), int(start), int(end)))
         except (TypeError, ValueError):
-            raise CheckFailed(_sentence(text("check spans whole numbers", item=item), where)) from None
+            raise CheckFailed(sentence_at(text("check spans whole numbers", item=item), where)) from None
     return out
 
 
@@ -98,18 +98,19 @@ def check_entity_spans(function, *, seed: int | None = None, trials: int = 40) -
     """
     from ...tasks.ner import entity_spans
 
-    rng, failures = _start(function, "entity_spans", seed, trials)
+    rng, failures = start_check(function, "entity_spans", seed, trials)
     edges = [[], ["O", "I-PER", "I-PER"], ["B-PER", "I-PER", "O", "B-ORG", "B-ORG"], ["B-PER", "I-LOC"]]
-    cases = _sizes(trials, edges, lambda: _random_labels(rng, int(rng.integers(1, 16)), bool(rng.random() < 0.5)))
+    cases = trial_inputs(trials, edges, lambda: _random_labels(rng, int(rng.integers(1, 16)), bool(rng.random() < 0.5)))
     for labels in cases:
         where = text("check spans where", labels=labels)
-        spans = _spans_as_tuples(_call(function, (list(labels),), shapes=text("check spans shapes", n=len(labels))),
+        spans = _spans_as_tuples(call_answer(function, (list(labels),),
+                                             shapes=text("check spans shapes", n=len(labels))),
                                  where)
         reference = entity_spans(labels)
         if spans != reference:
             failures.add(where, _span_findings(labels, spans, reference))
     failures.raise_if_any()
-    _right(text("check spans right", trials=trials))
+    say_right(text("check spans right", trials=trials))
 
 
 def _micro_scores(gold_spans, predicted_spans) -> tuple[float, float, float]:
@@ -150,7 +151,7 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
     """
     from ...tasks.ner import entity_spans
 
-    rng, failures = _start(function, "entity_f1", seed, trials)
+    rng, failures = start_check(function, "entity_f1", seed, trials)
     edges = [([["O", "O"]], [["O", "O"]]), ([["B-PER", "I-PER", "B-LOC"]], [["B-PER", "O", "B-ORG"]])]
 
     def draw():
@@ -159,18 +160,18 @@ def check_entity_f1(function, *, seed: int | None = None, trials: int = 30) -> N
                       for label in sentence] for sentence in gold]
         return gold, predicted
 
-    for gold, predicted in _sizes(trials, edges, draw):
+    for gold, predicted in trial_inputs(trials, edges, draw):
         where = text("check f1 where", gold=gold, predicted=predicted)
-        result = _call(function, ([list(s) for s in gold], [list(s) for s in predicted]),
-                       shapes=_count(len(gold), "sentence"))
+        result = call_answer(function, ([list(s) for s in gold], [list(s) for s in predicted]),
+                             shapes=how_many(len(gold), "sentence"))
         if isinstance(result, Mapping):
             result = [result.get(key) for key in ("precision", "recall", "f1")]
-        value = _array(result, "(precision, recall, f1)", (3,), "", where)
+        value = answer_array(result, "(precision, recall, f1)", (3,), "", where)
         reference = np.array(_micro_scores([entity_spans(g) for g in gold], [entity_spans(p) for p in predicted]))
-        if not _close(value, reference):
+        if not close_to(value, reference):
             failures.add(where, _f1_findings(gold, predicted, value, reference))
     failures.raise_if_any()
-    _right(text("check f1 right", trials=trials))
+    say_right(text("check f1 right", trials=trials))
 
 
 # ----------------------------------------------------------------------------- ULMFiT schedules
@@ -186,7 +187,7 @@ def check_slanted_triangular(function, *, seed: int | None = None, trials: int =
     """
     from ...ulmfit.schedules import slanted_triangular
 
-    rng, failures = _start(function, "slanted_triangular", seed, trials)
+    rng, failures = start_check(function, "slanted_triangular", seed, trials)
     edges = [(0, 1_000, 0.01, 0.1, 32.0), (100, 1_000, 0.01, 0.1, 32.0), (1_000, 1_000, 0.01, 0.1, 32.0),
              (55, 1_000, 0.01, 0.1, 32.0), (7, 25, 0.5, 0.3, 8.0)]
 
@@ -195,12 +196,13 @@ def check_slanted_triangular(function, *, seed: int | None = None, trials: int =
         return (int(rng.integers(0, total + 1)), total, float(rng.uniform(1e-4, 0.1)), float(rng.uniform(0.05, 0.5)),
                 float(rng.uniform(2, 64)))
 
-    for case in _sizes(trials, edges, draw):
+    for case in trial_inputs(trials, edges, draw):
         step, total, top, cut_frac, ratio = case
         where = text("check stlr where", step=step, total=total, top=top, cut_frac=cut_frac, ratio=ratio)
-        value = _number(_call(function, case, shapes=text("check stlr shapes")), text("check stlr the rate"), where)
+        answer = call_answer(function, case, shapes=text("check stlr shapes"))
+        value = answer_number(answer, text("check stlr the rate"), where)
         reference = slanted_triangular(*case)
-        if not _close(value, reference, atol=1e-12):
+        if not close_to(value, reference, atol=1e-12):
             cut = max(1, int(total * cut_frac))
             findings = []
             if np.isclose(value, top * (step / cut if step < cut else 1 - (step - cut) / (cut * (1 / cut_frac - 1)))):
@@ -210,7 +212,7 @@ def check_slanted_triangular(function, *, seed: int | None = None, trials: int =
             findings.append((GENERIC, text("check stlr differs", value=value, reference=reference)))
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(text("check stlr right", trials=trials))
+    say_right(text("check stlr right", trials=trials))
 
 
 @compares_with("course.ulmfit.schedules:discriminative_rates")
@@ -222,27 +224,28 @@ def check_discriminative_rates(function, *, seed: int | None = None, trials: int
     """
     from ...ulmfit.schedules import discriminative_rates
 
-    rng, failures = _start(function, "discriminative_rates", seed, trials)
+    rng, failures = start_check(function, "discriminative_rates", seed, trials)
     edges = [(0.01, 4, 2.6), (0.01, 1, 2.6), (0.004, 3, 1.0)]
 
     def draw():
         return float(rng.uniform(1e-4, 0.1)), int(rng.integers(1, 8)), float(rng.uniform(1, 4))
 
-    for case in _sizes(trials, edges, draw):
+    for case in trial_inputs(trials, edges, draw):
         top, groups, factor = case
         where = text("check rates where", top=top, groups=groups, factor=factor)
         reference = discriminative_rates(*case)
-        value = _array(_call(function, case, shapes=text("check rates shapes")), text("check rates the rates"),
-                       (groups,), "(num_groups,)", where)
-        if not _close(value, reference, atol=1e-12):
+        value = answer_array(call_answer(function, case, shapes=text("check rates shapes")),
+                             text("check rates the rates"),
+                             (groups,), "(num_groups,)", where)
+        if not close_to(value, reference, atol=1e-12):
             findings = []
-            if _close(value[::-1], reference, atol=1e-12):
+            if close_to(value[::-1], reference, atol=1e-12):
                 findings.append(("order", text("check rates order")))
             subtracted = [top - (groups - 1 - g) * top / factor for g in range(groups)]
-            if groups > 1 and _close(value, subtracted, atol=1e-12):
+            if groups > 1 and close_to(value, subtracted, atol=1e-12):
                 findings.append(("subtract", text("check rates subtract")))
             findings.append((GENERIC, text("check rates differ", value=np.round(value, 6).tolist(),
                                            reference=np.round(reference, 6).tolist())))
             failures.add(where, findings)
     failures.raise_if_any()
-    _right(text("check rates right", trials=trials))
+    say_right(text("check rates right", trials=trials))

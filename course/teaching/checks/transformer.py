@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...edition import text
-from .common import (
+from ...core.edition import text
+from .harness import (
     GENERIC,
     CheckFailed,
-    _array,
-    _call,
-    _close,
-    _describe,
-    _right,
-    _sentence,
-    _sizes,
-    _start,
-    _worst,
+    answer_array,
+    call_answer,
+    close_to,
     compares_with,
+    describe,
+    say_right,
+    sentence_at,
+    start_check,
+    trial_inputs,
+    worst_difference,
 )
 
 
@@ -77,18 +77,20 @@ def _findings(q, k, v, mask, output, weights) -> list[tuple[str, str]]:
     for key, ((out, w), message) in wrong.items():
         if key in ("inverted", "multiply") and mask is None:
             continue
-        if _close(output, out) and _close(weights, w) and not (_close(out, reference_out) and _close(w, reference_w)):
+        if close_to(output, out) and close_to(weights, w) and \
+                not (close_to(out, reference_out) and close_to(w, reference_w)):
             findings.append((key, message))
-    if weights.shape == reference_w.T.shape and _close(weights, reference_w.T) and not _close(weights, reference_w):
+    if weights.shape == reference_w.T.shape and close_to(weights, reference_w.T) and not close_to(weights, reference_w):
         findings.append(("transposed", text("check attention transposed")))
-    if mask is not None and not _close(weights.sum(axis=1), np.ones(len(weights)), atol=1e-6):
+    if mask is not None and not close_to(weights.sum(axis=1), np.ones(len(weights)), atol=1e-6):
         findings.append(("fact:rows", text("check attention rows", sums=np.round(weights.sum(axis=1), 4).tolist())))
     if mask is not None and np.any(np.abs(weights[~mask]) > 1e-9) and weights.shape == mask.shape:
         findings.append(("fact:masked", text("check attention masked")))
-    if not _close(weights, reference_w):
-        findings.append((GENERIC, text("check attention weights differ", worst=_worst(weights, reference_w))))
+    if not close_to(weights, reference_w):
+        findings.append((GENERIC, text("check attention weights differ", worst=worst_difference(weights, reference_w))))
     else:
-        findings.append((GENERIC, text("check attention output differs", worst=_worst(output, reference_out))))
+        findings.append((GENERIC, text("check attention output differs",
+                                       worst=worst_difference(output, reference_out))))
     return findings
 
 
@@ -96,7 +98,7 @@ def _shape_error(value, name: str, wanted: tuple[int, ...], symbols: str, where:
     """CheckFailed with a hint when ``value``'s shape is one a usual mistake gives."""
     shape = tuple(getattr(value, "shape", np.shape(value)))
     if shape != wanted and shape in hints:
-        raise CheckFailed(_sentence(hints[shape], where))
+        raise CheckFailed(sentence_at(hints[shape], where))
 
 
 def _no_nan(weights, mask, where: str) -> None:
@@ -104,9 +106,9 @@ def _no_nan(weights, mask, where: str) -> None:
     try:
         finite = np.all(np.isfinite(np.asarray(weights, dtype=np.float64)))
     except (TypeError, ValueError):
-        return  # _array says what is wrong
+        return  # answer_array says what is wrong
     if not finite and mask is not None:
-        raise CheckFailed(_sentence(text("check attention nan"), where))
+        raise CheckFailed(sentence_at(text("check attention nan"), where))
 
 
 @compares_with("course.transformer.attention:scaled_dot_product_attention")
@@ -119,7 +121,7 @@ def check_masked_attention(function, *, seed: int | None = None, trials: int = 3
     where the mask is True and -inf where it is False (so those weights are exactly 0 and each row
     sums to 1), and ``output = weights @ v``: ``(T_q, d_v)`` and ``(T_q, T_k)``.
     """
-    rng, failures = _start(function, "masked_attention", seed, trials)
+    rng, failures = start_check(function, "masked_attention", seed, trials)
 
     edges = [lambda: _case(rng, 1, 1, 1, 1, False), lambda: _case(rng, 1, 1, 3, 2, True),
              lambda: _case(rng, 3, 3, 4, 4, True), lambda: _case(rng, 2, 5, 4, 3, False),
@@ -133,26 +135,26 @@ def check_masked_attention(function, *, seed: int | None = None, trials: int = 3
         d_v = d if rng.random() < 0.3 else int(rng.integers(1, 17))
         return _case(rng, t_q, t_k, d, d_v, bool(rng.random() < 0.7))
 
-    cases = [case() for case in _sizes(trials, edges, lambda: draw)]
+    cases = [case() for case in trial_inputs(trials, edges, lambda: draw)]
     for q, k, v, mask in cases:
         t_q, t_k, d, d_v = len(q), len(k), q.shape[1], v.shape[1]
         where = (f"q {q.shape}, k {k.shape}, v {v.shape}, "
                  + (text("check attention no mask") if mask is None else f"mask {mask.astype(int).tolist()}"))
         args = (q.copy(), k.copy(), v.copy()) + (() if mask is None else (mask.copy(),))
-        result = _call(function, args, shapes=f"q {q.shape}, k {k.shape}, v {v.shape}"
-                       + ("" if mask is None else f", mask {mask.shape}"))
+        result = call_answer(function, args, shapes=f"q {q.shape}, k {k.shape}, v {v.shape}"
+                             + ("" if mask is None else f", mask {mask.shape}"))
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise CheckFailed(_sentence(text("check attention returns", got=_describe(result)), where))
+            raise CheckFailed(sentence_at(text("check attention returns", got=describe(result)), where))
         output, weights = result
         _shape_error(output, "output", (t_q, d_v), "(T_q, d_v)", where,
                      {(t_q, d): text("check attention keys' width")} if d != d_v else {})
         _shape_error(weights, "weights", (t_q, t_k), "(T_q, T_k)", where,
                      {(t_k, t_q): text("check attention transposed")} if t_q != t_k else {})
         _no_nan(weights, mask, where)
-        output = _array(output, "output", (t_q, d_v), "(T_q, d_v)", where)
-        weights = _array(weights, "weights", (t_q, t_k), "(T_q, T_k)", where)
+        output = answer_array(output, "output", (t_q, d_v), "(T_q, d_v)", where)
+        weights = answer_array(weights, "weights", (t_q, t_k), "(T_q, T_k)", where)
         reference_out, reference_w = _attention(q, k, v, mask)
-        if not (_close(output, reference_out, atol=1e-8) and _close(weights, reference_w, atol=1e-8)):
+        if not (close_to(output, reference_out, atol=1e-8) and close_to(weights, reference_w, atol=1e-8)):
             failures.add(where, _findings(q, k, v, mask, output, weights))
     failures.raise_if_any()
-    _right(text("check attention right", trials=trials))
+    say_right(text("check attention right", trials=trials))

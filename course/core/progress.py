@@ -60,7 +60,7 @@ def status_line() -> str:
 
 def write_status(path: Path) -> None:
     """Write :func:`status_line` into ``path`` whole, or remove ``path`` when it is empty."""
-    from .paths import atomic_path
+    from .io import atomic_path
 
     line = status_line()
     if line:

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..edition import text
+from ..core.edition import text
 from ..pretrained import CATALOGUE, cached
 
 ELMO_ORDER = ("original-5.5b", "original", "medium", "small")  # the largest fetched one is used
@@ -35,7 +35,7 @@ def elmo_at_scale_path() -> tuple[str, Path] | None:
     Raises:
         SettingError: ``COURSE_AT_SCALE_ELMO`` names neither a catalogue ELMo nor a file.
     """
-    from ..errors import SettingError
+    from ..core.errors import SettingError
 
     named = os.environ.get(VARIABLE, "").strip()
     if named:
@@ -70,7 +70,7 @@ def elmo_at_scale(device: str = "auto", quiet: bool = False):
 def vectors_at_scale(language: str, quiet: bool = False) -> dict:
     """``{name: KeyedVectors}`` of the fetched static vectors of ``language`` (``"en"`` or ``"zh"``);
     for each not fetched, unless ``quiet``, one line on how to fetch it."""
-    from .vectors import load_vectors
+    from ..analysis.vectors import load_vectors
 
     found = {}
     for name in STATIC[language]:

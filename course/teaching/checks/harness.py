@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...edition import current_edition, text
+from ...core.edition import current_edition, text
 from ...text.vocab import Vocabulary
 
 RTOL = 1e-5  # relative tolerance of every comparison: room for float32 arithmetic, far below any mistake
@@ -41,7 +41,7 @@ def compares_with(*references: str):
 
 
 @dataclass
-class _Failures:
+class Failures:
     """The trials that went wrong, each with its findings: ``(key, message)``, most specific first and the
     ``GENERIC`` one last."""
 
@@ -60,35 +60,35 @@ class _Failures:
             for where, findings in self.trials:
                 for key, message in findings:
                     if wanted(key):
-                        raise CheckFailed(_sentence(message, where))
+                        raise CheckFailed(sentence_at(message, where))
         where, findings = self.trials[0]
-        raise CheckFailed(_sentence(findings[-1][1], where))
+        raise CheckFailed(sentence_at(findings[-1][1], where))
 
 
-def _sentence(message: str, where: str) -> str:
+def sentence_at(message: str, where: str) -> str:
     return text("check with", message=message, where=where)
 
 
-def _subject(name: str) -> str:
+def as_subject(name: str) -> str:
     """``name`` as the subject of a sentence: in Chinese a code name (``grad_center``) is set off from the
     characters after it by a space."""
     return f"{name} " if current_edition() == "zh" and name[-1:].isascii() and name[-1:].isalnum() else name
 
 
-def _start(function, name: str, seed: int | None, trials: int) -> tuple[np.random.Generator, _Failures]:
+def start_check(function, name: str, seed: int | None, trials: int) -> tuple[np.random.Generator, Failures]:
     if not callable(function):
         raise TypeError(text("check takes a function", name=name, got=type(function).__name__))
     if not isinstance(trials, int) or trials < 1:
         raise ValueError(text("check trials", trials=trials))
-    return np.random.default_rng(seed), _Failures()
+    return np.random.default_rng(seed), Failures()
 
 
-def _sizes(trials: int, edges: Sequence, draw: Callable[[], object]) -> list:
+def trial_inputs(trials: int, edges: Sequence, draw: Callable[[], object]) -> list:
     """The edge cases first, then ``draw()`` for the remaining trials."""
     return [edges[i] if i < len(edges) else draw() for i in range(trials)]
 
 
-def _call(function, args: tuple, kwargs: dict | None = None, *, shapes: str):
+def call_answer(function, args: tuple, kwargs: dict | None = None, *, shapes: str):
     """``function(*args, **kwargs)``; any exception but NotImplementedError becomes CheckFailed."""
     try:
         return function(*args, **(kwargs or {}))
@@ -99,7 +99,7 @@ def _call(function, args: tuple, kwargs: dict | None = None, *, shapes: str):
                                shapes=shapes)) from exc
 
 
-def _describe(value) -> str:
+def describe(value) -> str:
     shape = getattr(value, "shape", None)
     if shape is not None:
         return text("check described shape", kind=f"{type(value).__module__.split('.')[0]}.{type(value).__name__}",
@@ -109,71 +109,71 @@ def _describe(value) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
 
 
-def _array(value, name: str, shape: tuple[int, ...], symbols: str, where: str, finite: bool = True,
-           hint: str = "") -> np.ndarray:
+def answer_array(value, name: str, shape: tuple[int, ...], symbols: str, where: str, finite: bool = True,
+                 hint: str = "") -> np.ndarray:
     """``value`` as a float64 array of ``shape``, or CheckFailed saying why not (``hint`` after a wrong
     shape; ``finite=False`` lets nan and inf through, for a check that says where they are)."""
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(text("check not numbers", name=_subject(name), got=_describe(value), error=exc),
-                                    where)) from None
+        raise CheckFailed(sentence_at(text("check not numbers", name=as_subject(name), got=describe(value), error=exc),
+                                      where)) from None
     if array.shape != shape:
         wanted = f"{symbols} = {shape}" if symbols else f"{shape}"
-        raise CheckFailed(_sentence(text("check wrong shape", name=_subject(name), wanted=wanted, shape=array.shape,
-                                         hint=hint), where))
+        raise CheckFailed(sentence_at(text("check wrong shape", name=as_subject(name), wanted=wanted, shape=array.shape,
+                                           hint=hint), where))
     if finite and not np.all(np.isfinite(array)):
-        raise CheckFailed(_sentence(text("check not finite", name=_subject(name)), where))
+        raise CheckFailed(sentence_at(text("check not finite", name=as_subject(name)), where))
     return array
 
 
-def _number(value, name: str, where: str) -> float:
+def answer_number(value, name: str, where: str) -> float:
     """``value`` as one float, or CheckFailed saying why not."""
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError, RuntimeError) as exc:
-        raise CheckFailed(_sentence(text("check not one number", name=_subject(name), got=_describe(value),
-                                         error=exc), where)) from None
+        raise CheckFailed(sentence_at(text("check not one number", name=as_subject(name), got=describe(value),
+                                           error=exc), where)) from None
     if array.size != 1:
-        raise CheckFailed(_sentence(text("check not one number shape", name=_subject(name), shape=array.shape),
-                                    where))
+        raise CheckFailed(sentence_at(text("check not one number shape", name=as_subject(name), shape=array.shape),
+                                      where))
     number = float(array.reshape(()))
     if not np.isfinite(number):
-        raise CheckFailed(_sentence(text("check number is", name=_subject(name), number=number), where))
+        raise CheckFailed(sentence_at(text("check number is", name=as_subject(name), number=number), where))
     return number
 
 
-def _close(value, reference, atol: float = ATOL) -> bool:
+def close_to(value, reference, atol: float = ATOL) -> bool:
     value, reference = np.asarray(value, dtype=np.float64), np.asarray(reference, dtype=np.float64)
     return value.shape == reference.shape and bool(np.allclose(value, reference, rtol=RTOL, atol=atol))
 
 
-def _span(values) -> str:
+def span_of(values) -> str:
     low, high = min(values), max(values)
     return f"{low}" if low == high else text("check span", low=low, high=high)
 
 
-def _count(number: int, noun: str) -> str:
+def how_many(number: int, noun: str) -> str:
     """``number`` things, as the catalogue's ``check count <noun>`` (one) or ``check count <noun>s`` says it."""
     return text(f"check count {noun}" if number == 1 else f"check count {noun}s", n=number)
 
 
-def _right(message: str) -> None:
+def say_right(message: str) -> None:
     print(text("check right", message=message))
 
 
-def _zipf_counts(rng: np.random.Generator, size: int) -> np.ndarray:
+def zipf_counts(rng: np.random.Generator, size: int) -> np.ndarray:
     """``(size,)`` int64 word counts, roughly Zipfian, in random order."""
     ranks = rng.permutation(size) + 1
     top = rng.uniform(1e3, 1e5)
     return np.maximum(1, np.round(top / ranks ** rng.uniform(0.7, 1.3))).astype(np.int64)
 
 
-def _vocabulary(counts: np.ndarray) -> Vocabulary:
+def random_vocabulary(counts: np.ndarray) -> Vocabulary:
     return Vocabulary([f"w{i}" for i in range(len(counts))], counts, specials=())
 
 
-def _worst(value: np.ndarray, reference: np.ndarray) -> str:
+def worst_difference(value: np.ndarray, reference: np.ndarray) -> str:
     """Where two arrays differ most, in words."""
     index = np.unravel_index(np.argmax(np.abs(value - reference)), reference.shape)
     at = index[0] if len(index) == 1 else tuple(int(i) for i in index)

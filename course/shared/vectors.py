@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import VectorsFileError
-from ..paths import models_dir, wait_for_saved
-from ..settings import by_profile
+from ..core.errors import VectorsFileError
+from ..core.paths import models_dir
+from ..core.settings import by_profile
+from .saved import wait_for_saved
 
 KINDS = ("skipgram-neg", "glove")
 
@@ -32,7 +33,7 @@ def course_settings(kind: str, profile: str | None = None):
 
         return GloVeConfig(dim=100, window=10, min_count=5, seed=1, threads=1, device="cpu",
                            epochs=by_profile(profile, full=15, smoke=2))
-    from ..errors import SettingError
+    from ..core.errors import SettingError
 
     raise SettingError(f"unknown kind of course vectors {kind!r}: use one of {', '.join(KINDS)}")
 
@@ -52,10 +53,10 @@ def course_vectors(kind: str, corpus_name: str, profile: str | None = None, prog
 
 def course_vectors_all(wanted: Sequence[tuple[str, str]], profile: str | None = None, workers: int | None = None):
     """:func:`course_vectors` of several ``(kind, corpus_name)`` pairs, in that order: the saved ones
-    loaded, the others trained at the same time, one per core (:func:`course.parallel.run_jobs`). Each
+    loaded, the others trained at the same time, one per core (:func:`course.core.parallel.run_jobs`). Each
     trains on one thread, as it does alone, so each gets the vectors it would get alone."""
     from ..analysis.vectors import load_vectors
-    from ..parallel import run_jobs
+    from ..core.parallel import run_jobs
 
     wanted = [(kind, corpus_name) for kind, corpus_name in wanted]
     for kind, _ in wanted:

@@ -3,7 +3,7 @@ biLM, the Transformers and the notebooks that measure them read the same sentenc
 
 from __future__ import annotations
 
-from ..settings import by_profile
+from ..core.settings import by_profile
 
 SMOKE_SENTENCES = 300
 

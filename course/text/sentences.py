@@ -1,7 +1,13 @@
-"""Sentences grouped into batches of about equal length, for every language model of the course:
+"""Sentences stored flat, the one way the course holds them: every token's id in ``token_ids`` ``(N,)``
+and sentence i as ``token_ids[offsets[i]:offsets[i + 1]]``, ``offsets`` ``(S + 1,)``
+(:class:`Sentences`). A :class:`~course.text.corpus.Corpus` holds its text so, and so do the biLM's and
+the Transformers' sentences made ready for a model (:class:`~course.elmo.batching.LanguageModelData`,
+:class:`~course.transformer.data.SentenceIds`), which add only how a batch of them is laid out.
+
+Sentences grouped into batches of about equal length, for every language model of the course:
 a batch of B sentences padded to the longest, T = max n_i + 2 positions (``<bos>`` and ``<eos>``),
-holds B * T <= ``batch_tokens`` positions, so few of them are padding; and sentences longer than a
-model takes cut into pieces (:func:`split_offsets`)."""
+holds B * T <= ``batch_tokens`` positions, so few of them are padding (:func:`length_batches`); and
+sentences longer than a model takes cut into pieces (:func:`split_offsets`)."""
 
 from __future__ import annotations
 
@@ -38,3 +44,30 @@ def split_offsets(offsets: np.ndarray, max_length: int) -> np.ndarray:
     pieces = np.maximum(-(-lengths // max_length), 1)  # ceil, at least one
     within = np.arange(pieces.sum()) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # piece number in its sentence
     return np.concatenate([np.repeat(offsets[:-1], pieces) + max_length * within, offsets[-1:]])
+
+
+class Sentences:
+    """Sentences stored flat: ``token_ids`` ``(N,)``, ``offsets`` ``(S + 1,)``; what every holder of
+    sentences shares (its subclasses set both)."""
+
+    token_ids: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def num_sentences(self) -> int:
+        """S, the sentences (a piece of a sentence that was cut counts as one)."""
+        return len(self.offsets) - 1
+
+    @property
+    def num_tokens(self) -> int:
+        """N, the tokens of all the sentences."""
+        return len(self.token_ids)
+
+    def lengths(self) -> np.ndarray:
+        """``(S,)`` int64: tokens per sentence."""
+        return np.diff(self.offsets)
+
+    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
+        """Sentence numbers grouped into batches of about ``batch_tokens`` padded positions each
+        (:func:`length_batches`)."""
+        return length_batches(self.lengths(), batch_tokens, rng)

@@ -1,13 +1,6 @@
-"""Where the course keeps things: the cache for corpora and downloads, the build folder, and the
-package's own data files (the probe sentences).
-
-Used from a checkout (the Makefile's editable install), the cache and the build folder live inside
-it (``data/cache/`` and ``build/``). Installed from a wheel, with no checkout around the package,
-the cache goes to the user's cache folder (``$XDG_CACHE_HOME/word-vectors-course``, by default
-``~/.cache/word-vectors-course``) and the build folder to ``build/`` in the working folder. The
-environment variables ``COURSE_CACHE`` and ``COURSE_BUILD`` move them anywhere. The data files
-travel inside the package (``course/data/``), so a wheel has them too.
-"""
+"""Writing the course's files: each one whole or not at all (:func:`atomic_path`), every output checked
+before any work is done (:func:`check_writable`, :func:`refuse_overlaps`) and held for the run that
+writes it (:func:`claim_output`), and one line saying why a write failed (:func:`write_failure`)."""
 
 from __future__ import annotations
 
@@ -16,81 +9,12 @@ import glob
 import os
 import shutil
 import stat
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import OutputFileError, ProbeFileError
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-CACHE_NAME = "word-vectors-course"  # the cache folder's name in the user's cache folder
-
-
-def checkout() -> Path | None:
-    """The checkout that holds this package (the folder above it has a ``pyproject.toml``), or None
-    where the package is installed on its own (from a wheel, into site-packages)."""
-    candidate = PACKAGE_DIR.parent
-    return candidate if (candidate / "pyproject.toml").is_file() else None
-
-
-def project_root() -> Path:
-    """The checkout that holds this package, else the working folder."""
-    return checkout() or Path.cwd()
-
-
-def cache_dir() -> Path:
-    """Cache for downloads and preprocessed corpora: ``COURSE_CACHE`` if set, else ``data/cache`` in
-    the checkout, else (an installed package) ``$XDG_CACHE_HOME/word-vectors-course`` or
-    ``~/.cache/word-vectors-course``."""
-    if os.environ.get("COURSE_CACHE"):
-        return Path(os.environ["COURSE_CACHE"])
-    root = checkout()
-    if root is not None:
-        return root / "data" / "cache"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / CACHE_NAME
-
-
-def build_dir() -> Path:
-    """Where the course writes what it builds: ``COURSE_BUILD`` if set, else ``build`` in the
-    checkout, or in the working folder where the package is installed without one."""
-    return Path(os.environ.get("COURSE_BUILD") or project_root() / "build")
-
-
-def models_dir(profile: str | None = None) -> Path:
-    """Where trained models and vectors are saved: ``build/models`` for the full profile and
-    ``build/models/smoke`` for the smoke one, so that a quick test run never replaces real models."""
-    from .settings import resolve_profile
-
-    base = build_dir() / "models"
-    return base / "smoke" if resolve_profile(profile) == "smoke" else base
-
-
-def data_dir() -> Path:
-    """The package's own small data files (the probe sentences): ``course/data``, shipped inside the
-    package, so the same in a checkout and in an installed wheel. Read it; write elsewhere."""
-    return PACKAGE_DIR / "data"
-
-
-def probe_file(name: str) -> Path:
-    """A probe file shipped with the package, by its name: ``probe_file("en_polysemy.tsv")`` is
-    ``course/data/probes/en_polysemy.tsv`` wherever the package lives.
-
-    Raises:
-        ProbeFileError: no shipped probe file has that name (the message lists those there are).
-    """
-    path = data_dir() / "probes" / name
-    if Path(name).name != name or not path.is_file():
-        shipped = ", ".join(p.name for p in probe_files()) or "none"
-        raise ProbeFileError(f"{name}: no such probe file ships with the course (there are: {shipped})")
-    return path
-
-
-def probe_files() -> list[Path]:
-    """The probe files shipped with the package (``course/data/probes/*.tsv``), by name."""
-    return sorted((data_dir() / "probes").glob("*.tsv"))
+from .errors import CourseError, OutputFileError
 
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
@@ -289,6 +213,8 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
 WRITE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up",
                 errno.EROFS: "the folder is on a read-only file system", errno.ENOENT: "the folder vanished",
                 errno.EACCES: "the folder is not writable"}
+
+
 TORCH_WRITER_MARKS = ("inline_container", "PytorchStreamWriter", "unexpected pos", "file write failed")
 
 
@@ -300,8 +226,6 @@ def write_failure(target: str | os.PathLike, exc: BaseException) -> OutputFileEr
     not (``[enforce fail at inline_container.cc:...] . unexpected pos ...``), so the folder is
     looked at: gone, read-only, or short of space.
     """
-    from .errors import CourseError
-
     target = Path(target)
     if isinstance(exc, CourseError):
         return None
@@ -370,60 +294,6 @@ def process_umask() -> int:
     return mask
 
 
-PENDING_ENV = "COURSE_BUILD_PENDING"  # a build's folder of markers: the files its running notebooks will save
-NOTEBOOK_ENV = "COURSE_BUILD_NOTEBOOK"  # the notebook this process runs, in such a build
-BUILD_PID = "BUILD_PID"  # in that folder: the build's own process
-
-
-def wait_for_saved(path: str | os.PathLike, poll: float = 0.5) -> Path:
-    """``path`` once no other notebook of a build that runs notebooks at the same time is still making it.
-
-    A build run with ``--jobs`` above 1 (:func:`course.teaching.build.build_course`) starts a notebook
-    before the earlier ones end. For each shared file an earlier notebook of the build will save, it
-    leaves a marker naming that notebook in the folder ``$COURSE_BUILD_PENDING``, and removes it when
-    that notebook ends. Here, a notebook about to load ``path`` waits while such a marker is there and
-    ``path`` was not saved since: then it loads what the other saved instead of training the same model
-    again. The maker itself, a marker removed without a file (the maker failed: the caller trains it, as
-    a notebook run alone would), a build that is no longer running (the folder's ``BUILD_PID`` file names
-    its process) and every process outside such a build do not wait. A one-line note says whom it waits
-    for.
-    """
-    path = Path(path)
-    folder = os.environ.get(PENDING_ENV)
-    if not folder:
-        return path
-    marker, noted = Path(folder) / path.name, False
-    while True:
-        try:
-            maker, marked = marker.read_text(encoding="utf-8").strip(), marker.stat().st_mtime
-        except (FileNotFoundError, NotADirectoryError):
-            return path
-        if maker == os.environ.get(NOTEBOOK_ENV) or (path.is_file() and path.stat().st_mtime >= marked) or \
-                not build_running(Path(folder)):
-            return path
-        if not noted:
-            print(f"note: waiting for {maker}, which this build runs at the same time, to save {path.name}",
-                  file=sys.stderr, flush=True)
-            noted = True
-        time.sleep(poll)
-
-
-def build_running(folder: Path) -> bool:
-    """Whether the build whose marker folder is ``folder`` still runs (the process its ``BUILD_PID`` file
-    names): False without a readable file, True where the system will not say (a process of another user)."""
-    try:
-        pid = int((Path(folder) / BUILD_PID).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process, or no such signal here
-        return True
-    return True
-
-
 def save_json(path: str | os.PathLike, payload) -> Path:
     """Write ``payload`` as indented JSON to ``path``, whole or not at all (:func:`atomic_path`), so that
     a notebook that reads it while another saves it never reads half of it."""
@@ -432,33 +302,3 @@ def save_json(path: str | os.PathLike, payload) -> Path:
     with atomic_path(path) as temporary:
         temporary.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return Path(path)
-
-
-def load_saved(path: str | os.PathLike, load, what: str = "model", settings: dict | None = None):
-    """``load(path)`` when ``path`` is a file, or ``None`` when there is none or it cannot be read (cut
-    short, damaged, another kind of file): then a one-line note says so, and the caller trains it again.
-    ``load`` raises :class:`~course.errors.CourseError` for a bad file (the models' ``load`` does).
-
-    ``settings``: the settings the caller would train it with now (its config's ``to_dict()``). A
-    saved model whose own config differs from them, in anything but where and how fast it runs
-    (:data:`course.lm.resume.RESUMABLE_CHANGES`), was made by older code or another preset: it is
-    not returned either, with a note naming what changed, and the caller trains it again."""
-    from .checkpoints import setting_changes
-    from .errors import CourseError
-    from .lm.resume import RESUMABLE_CHANGES
-
-    path = wait_for_saved(path)
-    if not path.is_file():
-        return None
-    try:
-        model = load(path)
-    except CourseError as exc:
-        problem = " ".join(str(exc).removeprefix(str(path)).lstrip(":, ").split())
-        print(f"note: the saved {what} {path} is damaged ({problem}); training it again", file=sys.stderr, flush=True)
-        return None
-    changed = [] if settings is None else setting_changes(model.config.to_dict(), settings, RESUMABLE_CHANGES)
-    if changed:
-        print(f"note: the saved {what} {path} was trained with other settings ({', '.join(changed)}); training it "
-              "again", file=sys.stderr, flush=True)
-        return None
-    return model

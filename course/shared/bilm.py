@@ -25,14 +25,15 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import SettingError
-from ..lm.corpus import course_corpus
+from ..core.errors import SettingError
+from ..core.paths import models_dir
+from ..core.settings import by_profile
+from ..elmo.config import ElmoConfig, preset
+from ..elmo.model import Elmo
 from ..lm.resume import resumed_or_afresh
-from ..paths import load_saved, models_dir
-from ..settings import by_profile
 from ..text.corpus import NAMED_CORPORA
-from .config import ElmoConfig, preset
-from .model import Elmo
+from .corpus import course_corpus
+from .saved import load_saved
 
 EPOCHS = {"wiki-en": 8, "peoples-daily-zh": 5}  # full profile: whole epochs per corpus (others: the preset's)
 GIVEN = {"en": "COURSE_ELMO_EN", "zh": "COURSE_ELMO_ZH"}  # language -> variable naming a biLM file to use
@@ -76,7 +77,7 @@ def given_file(corpus_name: str) -> Path | None:
 def _given_elmo(corpus_name: str, path: Path, profile: str | None, device: str) -> Elmo:
     """The biLM file ``path`` in place of the course's biLM of ``corpus_name``, checked to read the
     corpus's characters, announced once per process on standard error."""
-    from ..ulmfit.language_model import character_coverage
+    from ..elmo.characters import character_coverage
 
     variable = GIVEN[NAMED_CORPORA[corpus_name].language]
     model = Elmo.load(path, device=device)
@@ -110,7 +111,7 @@ def course_elmo(corpus_name: str, profile: str | None = None, progress: bool = T
         SettingError: the variable names no file, or a biLM of another language.
         ModelFileError: the file it names is not a biLM file.
     """
-    from .training import train_elmo
+    from ..elmo.training import train_elmo
 
     named = given_file(corpus_name) if given else None
     if named is not None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .divergence import check_weights
 from .errors import CourseError, SettingError
-from .paths import atomic_path, check_writable
+from .io import atomic_path, check_writable
 
 
 def write_checkpoint(path: str | os.PathLike, payload: dict, weights=("weights", "best_weights")) -> Path:
@@ -30,7 +30,7 @@ def write_checkpoint(path: str | os.PathLike, payload: dict, weights=("weights",
 
     Raises:
         TrainingDivergedError: a floating tensor of the entries ``weights`` of ``payload`` is not
-            finite (a run that diverged): nothing is written (:func:`course.divergence.check_weights`).
+            finite (a run that diverged): nothing is written (:func:`course.core.divergence.check_weights`).
     """
     import torch
 
@@ -113,14 +113,6 @@ def run_identity(corpus, words) -> dict:
     (:func:`corpus_key`: its name and a hash of its token stream) and the vocabulary ``words``
     (:func:`vocabulary_key`)."""
     return {"corpus": corpus_key(corpus), "vocabulary": vocabulary_key(words)}
-
-
-def labelled_corpus(name: str, sentences) -> object:
-    """Labelled texts as a corpus whose tokens are ``word<TAB>label`` pairs (``label`` may be one per
-    word or one per text), so that :func:`corpus_key` hashes the words and their labels together."""
-    from .text.corpus import from_sentences
-
-    return from_sentences([[f"{word}\t{label}" for word, label in pairs] for pairs in sentences], name=name)
 
 
 def identity_differences(saved: dict | None, now: dict) -> list[str]:

@@ -6,7 +6,7 @@ of the course shares against it (the biLM, the Transformers, the tagger, ULMFiT'
 classifier, GloVe):
 
 - :func:`check_loss`: a training loss that is not finite stops the run with one line
-  (:class:`~course.errors.TrainingDivergedError`) naming the epoch and the settings to lower;
+  (:class:`~course.core.errors.TrainingDivergedError`) naming the epoch and the settings to lower;
 - :func:`check_weights`: before a model, a checkpoint or vectors are written, every floating tensor
   of the weights is checked finite, else nothing is written and one line says which is not;
 - :func:`perplexity`: exp of a mean loss, ``inf`` where it is past what a float holds (a loss of

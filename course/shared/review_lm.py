@@ -1,7 +1,7 @@
 """The language models notebook 10 shares with the command line: stage 1 and stage 2, kept.
 
 - stage 1, the general-domain LM: the forward half of the course's People's Daily biLM
-  (:func:`course.elmo.course_elmo`, trained by notebook 07's build), or of the biLM file that
+  (:func:`course.shared.bilm.course_elmo`, trained by notebook 07's build), or of the biLM file that
   ``COURSE_ELMO_ZH`` names in its place;
 - stage 2, :func:`course_review_lm`: that LM fine-tuned on the training reviews' text, loaded from
   ``build/models/ulmfit-lm-reviews-zh.pt`` or trained now (about a minute on 2 cores) and saved.
@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..paths import load_saved, models_dir
-from ..settings import by_profile
-from .config import LanguageModelConfig
+from ..core.paths import models_dir
+from ..core.settings import by_profile
+from ..ulmfit.config import LanguageModelConfig
+from .saved import load_saved
 
 GENERAL_CORPUS = "peoples-daily-zh"
 SMOKE_TEXTS = 300
@@ -37,9 +38,9 @@ def course_review_lm(data, profile: str | None = None, progress: bool = True, de
     """Stage 2's LM: the course's People's Daily biLM with its forward LM fine-tuned on
     ``data``'s training reviews (one epoch; the first 300 in smoke), loaded if a build saved it from a
     biLM of the present settings."""
-    from ..elmo import Elmo, course_config, course_elmo
-    from ..elmo.course_models import given_file
-    from .training import fine_tune_lm
+    from ..elmo import Elmo
+    from ..ulmfit.training import fine_tune_lm
+    from .bilm import course_config, course_elmo, given_file
 
     given = given_file(GENERAL_CORPUS)
     path = review_lm_path(profile, given)

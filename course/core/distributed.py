@@ -112,7 +112,7 @@ class World:
 
     def together(self, work):
         """``work()`` in every process, its outcome agreed: where it refused in any process (a
-        :class:`~course.errors.CourseError` or an ``OSError``), every process raises, rank 0 the first
+        :class:`~course.core.errors.CourseError` or an ``OSError``), every process raises, rank 0 the first
         refusal by rank (its own, or another's as :class:`RefusedElsewhere`), the others their own or
         :class:`RefusedElsewhere`; each error raised is marked ``everywhere`` (:func:`refuse`)."""
         if not self.distributed:
@@ -186,7 +186,7 @@ def refuse(error: BaseException) -> int:
     Python down would end by that signal instead of with status 2; a SIGTERM received here ends the
     process with status 2 too, after rank 0 has said its line.
     """
-    from .paths import release_outputs
+    from .io import release_outputs
 
     world, line = from_env(), f"error: {errors.refusal(error)}"
     if not world.distributed:

@@ -1,7 +1,7 @@
 """The Transformers the notebooks share: a GPT-style and a BERT-style model per corpus and profile,
 trained once and kept beside the course's biLMs.
 
-They are trained on the same sentences as the course's ELMo (:func:`course.lm.course_corpus`:
+They are trained on the same sentences as the course's ELMo (:func:`course.shared.corpus.course_corpus`:
 the whole corpus, or its first 300 sentences in the smoke profile), with the same held-out
 sentences, so that the held-out perplexity of the causal model compares with the forward LM's.
 
@@ -12,7 +12,7 @@ sentences, so that the held-out perplexity of the causal model compares with the
   about what a Transformer learns.
 
 :func:`course_transformers` gets several at once: the ones not saved yet train side by side, one
-per core (:func:`course.parallel.run_jobs`). Each trains on one thread, as the ``cpu`` preset does
+per core (:func:`course.core.parallel.run_jobs`). Each trains on one thread, as the ``cpu`` preset does
 alone, so each has the weights it would have had alone.
 """
 
@@ -21,16 +21,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import SettingError
-from ..lm.corpus import course_corpus
+from ..core.errors import SettingError
+from ..core.parallel import run_jobs, worker_count
+from ..core.paths import models_dir
+from ..core.settings import by_profile
 from ..lm.resume import resumed_or_afresh
-from ..parallel import run_jobs, worker_count
-from ..paths import load_saved, models_dir
-from ..settings import by_profile
-from .config import OBJECTIVES, TransformerConfig, preset
-from .model import Transformer
+from ..transformer.config import OBJECTIVES, TransformerConfig, preset
+from ..transformer.model import Transformer
+from .corpus import course_corpus
+from .saved import load_saved
 
 NAMES = {"causal": "gpt", "masked": "bert"}  # the file name's prefix per objective
+VARIANTS = {True: "bert-nsp", False: "bert-pairs"}  # file names' prefixes: with NSP, the masked LM alone
 FULL_EPOCHS = {"wiki-en": 3, "peoples-daily-zh": 2}  # other corpora: 3
 SMOKE_SIZES = dict(dim=32, heads=2, layers=2, ff_dim=64, batch_tokens=1_000, min_count=2, epochs=2, lr=3e-3,
                    adaptive_cutoffs=(200,))  # a few hundred words: a cutoff inside them, so the clusters run too
@@ -56,7 +58,7 @@ def course_transformer(corpus_name: str, objective: str = "causal", profile: str
     """The course's Transformer of ``corpus_name``: loaded if a build saved it with the settings of
     :func:`course_config`, else trained now and saved (resuming from the checkpoint beside it, if a
     run was cut short)."""
-    from .training import train_transformer
+    from ..transformer.training import train_transformer
 
     path = model_path(corpus_name, objective, profile)
     saved = _saved(corpus_name, objective, profile, device)
@@ -80,14 +82,14 @@ def course_transformers(models: Sequence[tuple[str, str]], profile: str | None =
     """The course's Transformers of several ``(corpus_name, objective)`` pairs, in that order.
 
     The saved ones are loaded; the others are trained at the same time, up to ``workers`` at once
-    (None: one per core; on a GPU up to :data:`~course.parallel.GPU_WORKERS` sharing it), each as
+    (None: one per core; on a GPU up to :data:`~course.core.parallel.GPU_WORKERS` sharing it), each as
     :func:`course_transformer` trains it alone, and saved. Put the longest first: the pairs are
     handed out in order to whichever worker is free. ``progress`` shows one bar over the models.
 
     Raises:
         SettingError: an unknown objective, or the same pair twice.
     """
-    from ..progress import progress_bar
+    from ..core.progress import progress_bar
 
     models = [(corpus_name, objective) for corpus_name, objective in models]
     for corpus_name, objective in models:
@@ -120,3 +122,50 @@ def _train_and_save(corpus_name: str, objective: str, profile: str | None, devic
     """One job of :func:`course_transformers`: train (or resume) and save; the model file's path."""
     course_transformer(corpus_name, objective, profile, progress=False, device=device)
     return str(model_path(corpus_name, objective, profile))
+
+
+def pair_bert_path(corpus_name: str, nsp: bool, profile: str | None = None) -> Path:
+    """``build/models/bert-nsp-<corpus>.pt`` (masked LM + NSP) or ``bert-pairs-<corpus>.pt`` (masked LM alone)."""
+    return models_dir(profile) / f"{VARIANTS[bool(nsp)]}-{corpus_name}.pt"
+
+
+def course_pair_bert(corpus_name: str, nsp: bool = True, profile: str | None = None,
+                     progress: bool = True) -> Transformer:
+    """The course's BERT of People's Daily pretrained on pairs of sentences, with NSP or without: loaded
+    if saved with the settings of the course's BERT (:func:`course_config`),
+    else trained now and saved. An epoch has one pair per sentence followed by another of its paragraph
+    (a little over half of the sentences), each pair two sentences, so the same epochs read about as
+    many words as that BERT did."""
+    from ..text.corpus import peoples_daily_paragraphs
+    from ..transformer.next_sentence import train_pair_bert
+
+    if corpus_name != "peoples-daily-zh":
+        raise SettingError(f"the sentence pairs need paragraphs, which only peoples-daily-zh records; got "
+                           f"{corpus_name!r}")
+    config = course_config(corpus_name, "masked", profile)
+    path = pair_bert_path(corpus_name, nsp, profile)
+    saved = load_saved(path, Transformer.load, "BERT", settings=config.to_dict())
+    if saved is not None:
+        return saved
+    model = train_pair_bert(course_corpus(corpus_name, profile), peoples_daily_paragraphs(), config, nsp, progress)
+    model.save(path)
+    return model
+
+
+def course_pair_berts(corpus_name: str, profile: str | None = None, progress: bool = True,
+                      workers: int | None = None) -> dict[bool, Transformer]:
+    """Both of :func:`course_pair_bert`'s models, ``{True: with NSP, False: masked LM alone}``: the saved
+    ones loaded, the others trained side by side (one per core, :func:`~course.core.parallel.run_jobs`), each
+    on one thread as it trains alone, and saved."""
+    missing = [nsp for nsp in (True, False) if not pair_bert_path(corpus_name, nsp, profile).is_file()]
+    if missing:
+        if progress:
+            print(f"training {len(missing)} BERT{'s' if len(missing) > 1 else ''} on pairs of sentences: "
+                  f"{', '.join(pair_bert_path(corpus_name, nsp, profile).stem for nsp in missing)}", flush=True)
+        run_jobs(_train_pair_bert_job, [(corpus_name, nsp, profile) for nsp in missing], workers=workers)
+    return {nsp: course_pair_bert(corpus_name, nsp, profile, progress=False) for nsp in (True, False)}
+
+
+def _train_pair_bert_job(corpus_name: str, nsp: bool, profile: str | None) -> str:
+    course_pair_bert(corpus_name, nsp, profile, progress=False)
+    return str(pair_bert_path(corpus_name, nsp, profile))

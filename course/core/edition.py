@@ -333,7 +333,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "does not hold here": {"en": "does not hold here", "zh": "在此不成立"},
     "not measured": {"en": "not measured", "zh": "未测量"},
     "at scale": {"en": "at scale", "zh": "大规模模型"},
-    # course.analysis.at_scale: a published model that is not fetched
+    # course.shared.at_scale: a published model that is not fetched
     "at scale not fetched": {"en": "not measured: run `{command}` ({size})",
                              "zh": "未测量：请先运行 `{command}`（{size}）"},
     "claims heading": {"en": "Claims: do they hold here?", "zh": "论断：在这里成立吗？"},
@@ -399,7 +399,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "微调给 BERT 带来的提升大于给 LSTM 双向语言模型的"},
     "A Transformer's top layer separates word senses beyond every control": {
         "zh": "Transformer 的顶层区分词义，胜过所有对照"},
-    # course.teaching.shared_models
+    # course.shared.files
     "file": {"en": "file", "zh": "文件"},
     "what it holds": {"en": "what it holds", "zh": "内容"},
     "made by": {"en": "made by", "zh": "由谁生成"},
@@ -433,7 +433,7 @@ CATALOGUE: dict[str, dict[str, str]] = {
 }
 """Every string the package prints in a figure or a table header, by key, in each edition."""
 
-from .printed import PRINTED  # noqa: E402  (what the notebooks print, kept apart)
+from ..printed import PRINTED  # noqa: E402  (what the notebooks print, kept apart)
 
 if set(PRINTED) & set(CATALOGUE):
     raise ValueError(f"keys both in course.printed and the catalogue: {sorted(set(PRINTED) & set(CATALOGUE))}")
