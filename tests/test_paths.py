@@ -67,8 +67,8 @@ def test_a_read_only_folder_is_named(tmp_path, monkeypatch):
     def refused(*args, **kwargs):  # what the system answers in a read-only folder (root is never refused)
         raise PermissionError(13, "Permission denied", str(folder / ".out.txt.a1b2c3d4.part"))
 
-    monkeypatch.setattr("course.core.paths.tempfile.mkstemp", refused)
-    monkeypatch.setattr("course.core.paths.os.access", lambda *args, **kwargs: False)
+    monkeypatch.setattr("course.core.io.tempfile.mkstemp", refused)
+    monkeypatch.setattr("course.core.io.os.access", lambda *args, **kwargs: False)
     with pytest.raises(OutputFileError, match="the folder .*locked is not writable"):
         check_writable(folder / "out.txt", "JSON")
     with pytest.raises(OutputFileError, match=r"out.txt: cannot write in the folder .*locked \(Permission denied\)") \

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import ProbeFileError
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # course/, above core/
 CACHE_NAME = "word-vectors-course"  # the cache folder's name in the user's cache folder
 
 
