@@ -161,7 +161,8 @@ def _notebook(path, *sources):
     nbformat.write(notebook, path)
 
 
-STAMP = "import json, os, time\nfrom course.core.paths import models_dir, save_json, wait_for_saved\n" \
+STAMP = "import json, os, time\nfrom course.core.io import save_json\nfrom course.core.paths import models_dir\n" \
+        "from course.shared.saved import wait_for_saved\n" \
         "print(json.dumps({'start': time.time(), 'notebook': os.environ.get('COURSE_BUILD_NOTEBOOK')}))"
 
 

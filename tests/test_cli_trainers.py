@@ -224,7 +224,7 @@ def test_a_full_disk_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch, 
 def test_a_second_run_with_the_same_out_is_refused_at_its_start(tmp_path, capsys, private_cache):
     text = _write(tmp_path / "text.txt", "the cat sat on the mat . the dog sat on the log .\n" * 20)
     out = tmp_path / "vectors.txt"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.paths import claim_output\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.io import claim_output\n"
                                "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
                                str(out)], stdout=subprocess.PIPE, text=True)
     train = ["train", "word2vec", "--corpus", text, "--min-count", "1", "--dim", "8", "--epochs", "1", "--quiet",

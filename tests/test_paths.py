@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from course.core import io as course_io
 from course.core import paths
 from course.core.errors import OutputFileError
 from course.core.io import atomic_path, check_writable
@@ -20,7 +21,7 @@ def _parts(folder):
 def test_a_killed_write_leaves_a_part_file_that_the_next_write_removes(tmp_path):
     target = tmp_path / "vectors.txt"
     killed = ("import os, signal, sys\n"
-              "from course.core.paths import atomic_path\n"
+              "from course.core.io import atomic_path\n"
               "with atomic_path(sys.argv[1]) as temporary:\n"
               "    temporary.write_text('half a file')\n"
               "    os.kill(os.getpid(), signal.SIGKILL)\n")
@@ -103,7 +104,7 @@ def full_disk_for(monkeypatch, target):
     its temporary file is made, then replaced by a link to ``/dev/full``."""
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
-    make = paths.tempfile.mkstemp
+    make = course_io.tempfile.mkstemp
 
     def mkstemp(*args, **kwargs):
         handle, name = make(*args, **kwargs)
@@ -112,7 +113,7 @@ def full_disk_for(monkeypatch, target):
             os.symlink("/dev/full", name)
         return handle, name
 
-    monkeypatch.setattr(paths.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(course_io.tempfile, "mkstemp", mkstemp)
 
 
 @pytest.mark.parametrize("writer", ["torch", "text"])
@@ -168,20 +169,20 @@ def test_a_mistake_inside_the_write_is_not_called_a_write_failure(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="no advisory locks")
 def test_an_output_another_run_holds_is_refused_until_it_ends(tmp_path):
     target = tmp_path / "out" / "vectors.txt"
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.paths import claim_output\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom course.core.io import claim_output\n"
                                "claim_output(sys.argv[1], 'vectors')\nprint('held', flush=True)\ntime.sleep(120)\n",
                                str(target)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         with pytest.raises(OutputFileError, match=rf"vectors.txt: another run is writing this vectors now "
                                                   rf"\(process {holder.pid}\); wait for it to end"):
-            paths.claim_output(target, "vectors")
+            course_io.claim_output(target, "vectors")
     finally:
         holder.kill()
         holder.wait()
-    assert paths.claim_output(target, "vectors") == target  # its lock ended with it
-    assert paths.claim_output(target, "vectors") == target  # held once by this process
+    assert course_io.claim_output(target, "vectors") == target  # its lock ended with it
+    assert course_io.claim_output(target, "vectors") == target  # held once by this process
     lock = tmp_path / "out" / ".vectors.txt.lock"
     assert lock.exists()
-    paths.release_outputs()
+    course_io.release_outputs()
     assert not lock.exists() and not target.exists()

@@ -91,9 +91,9 @@ def test_every_check_message_is_used_by_a_check_and_every_one_a_check_names_exis
     named = set(re.findall(r'"(check [^"{}]+)"', CHECKS_SOURCE))
     assert named, "no catalogue key found in course/teaching/checks"
     assert not named - set(checks.PRINTED), sorted(named - set(checks.PRINTED))
-    counted = {noun for noun in re.findall(r"""_count\([^,]+, ["']([a-z -]+)["']\)""", CHECKS_SOURCE)}
+    counted = {noun for noun in re.findall(r"""how_many\([^,]+, ["']([a-z -]+)["']\)""", CHECKS_SOURCE)}
     built = {f"check count {noun}" for noun in counted} | {f"check count {noun}s" for noun in counted} | \
-        {f"check padded {key}" for key in re.findall(r'"([a-z_:+]+)"', CHECKS_SOURCE)}  # _count and the padded mistakes
+        {f"check padded {key}" for key in re.findall(r'"([a-z_:+]+)"', CHECKS_SOURCE)}  # how_many, padded mistakes
     unused = [key for key in checks.PRINTED if key not in named and key not in built]
     assert not unused, f"keys no check uses: {unused}"
 

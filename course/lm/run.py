@@ -155,6 +155,12 @@ class Run:
         """What a checkpoint keeps of the optimizer (and the loss scaler)."""
         raise NotImplementedError
 
+    WEIGHTS = "model"  # what a message calls the weights that stopped being finite, without a checkpoint
+
+    def divergence_advice(self) -> str:
+        """What to change where the loss or the weights stop being finite."""
+        return smaller(lr=self.config.lr)
+
     # ------------------------------------------------------------------------------- the epochs
 
     def epochs(self, limits: Limits) -> None:
@@ -231,7 +237,7 @@ class Run:
             TrainingDivergedError: one line naming the epoch, the step and the learning rate.
         """
         self.world.together(lambda: check_loss(loss, f"in epoch {self.state.epoch + 1}, step {self.state.step}",
-                                               smaller(lr=self.config.lr)))
+                                               self.divergence_advice()))
 
     def end_epoch(self) -> None:
         """After an epoch (or where training stopped): if the epoch is whole, count it, and (after
@@ -276,7 +282,7 @@ class Run:
         def write() -> None:
             network = getattr(self.model, self.model.NETWORK)  # the same weights in every process: checked in each
             check_weights(self.checkpoint, {"weights": network.state_dict()},
-                          "checkpoint" if self.checkpoint else "model", smaller(lr=self.config.lr))
+                          "checkpoint" if self.checkpoint else self.WEIGHTS, self.divergence_advice())
             if self.checkpoint is not None:
                 self.model.save(self.checkpoint, extra={
                     **extra, **generators, **(self.best.checkpoint_extra() if self.best else {}), "interval": interval,

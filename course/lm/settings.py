@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.fields import BATCH, PATIENCE, STEPS, setting
+from ..core.fields import BATCH, PATIENCE, STEPS, check_settings, setting
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,9 @@ class TrainingSettings:
     eval_every: int | None = setting(None, "measure the held-out perplexity and keep the best weights every this "
                                            "many steps and after the last epoch, each time saving a checkpoint (with "
                                            "--checkpoint); none: after every epoch", range=STEPS)
+
+    def __post_init__(self):
+        check_settings(self)
 
     def training_checks(self) -> list[tuple[bool, str]]:
         """``(ok, message)`` for each of these settings, and for ``epochs``, ``lr`` and ``threads``, which

@@ -210,6 +210,11 @@ class _FineTuning(Run):
     def checkpoint_extra(self) -> dict:
         return {}
 
+    WEIGHTS = "fine-tuned LM"
+
+    def divergence_advice(self) -> str:
+        return self.advice
+
 
 def error_rate(model, reviews) -> float:
     """The share of ``reviews`` (with ``.words`` and ``.label``) whose label ``model`` gets wrong."""
