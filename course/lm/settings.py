@@ -2,7 +2,7 @@
 that :class:`~course.elmo.config.ElmoConfig` and :class:`~course.transformer.config.TransformerConfig`
 extend, so that each setting has one default, one description and one check.
 
-- ``batch_tokens``: B * T padded positions a batch holds at most (:func:`course.lm.batches.length_batches`);
+- ``batch_tokens``: B * T padded positions a batch holds at most (:func:`course.text.sentences.length_batches`);
 - ``final_lr_share``: where the learning rate's decay ends, a share of ``lr``;
 - ``clip_norm``: the gradients' norm is clipped to it;
 - ``heldout_every``: sentence i is held out when i % heldout_every == heldout_every - 1

@@ -31,7 +31,7 @@ import torch
 
 from ..core.checkpoints import resumes, run_identity
 from ..core.devices import resolve_device
-from ..core.divergence import check_loss, check_weights, perplexity, smaller
+from ..core.divergence import check_loss, perplexity, smaller
 from ..core.errors import SettingError
 from ..elmo.batching import LanguageModelData
 from ..lm.best import KeepBest
@@ -141,8 +141,7 @@ def fine_tune_lm(elmo, sentences, config: LanguageModelConfig = LanguageModelCon
     bar.close()
     tuned.state.finished = True
     if best is not None:
-        best.restore()
-    check_weights(None, {"weights": lm.bilm.state_dict()}, "fine-tuned LM", advice)
+        best.restore()  # weights the Run checked when it measured them
     lm.eval()
     model.history, model.fine_tuning = run.tenths, tuned.state
     return model
