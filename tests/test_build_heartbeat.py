@@ -104,7 +104,8 @@ def test_a_build_prints_where_a_long_notebook_stands_and_stops_when_it_ends(tmp_
                                    new_markdown_cell("## 2 · Sleeping"),
                                    new_code_cell("import time\nprint('resting', flush=True)\ntime.sleep(2.5)"),
                                    new_markdown_cell("## 3 · Counting"),
-                                   new_code_cell("import course.core.progress\ncourse.core.progress.STATUS_SECONDS = 0.1\n"
+                                   new_code_cell("import course.core.progress\n"
+                                                 "course.core.progress.STATUS_SECONDS = 0.1\n"
                                                  "bar = course.core.progress.progress_bar(total=10, desc='steps')\n"
                                                  "bar.update(4)\ntime.sleep(2.5)\nbar.close()")])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

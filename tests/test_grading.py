@@ -485,8 +485,10 @@ BORROWED = {
                                          "    config = SimpleNamespace(slanted=True, cut_frac=cut_frac, ratio=ratio)\n"
                                          "    return top * training._schedule_scale(config, step, total)",
     "copied from its file": "import course.ulmfit.schedules as s\nnamespace = {}\n"
-                            "exec(compile(open(s.__file__).read().replace('from ..core.errors', 'from course.core.errors'), "
-                            "'mine.py', 'exec'), namespace)\nslanted_triangular = namespace['slanted_triangular']",
+                            "exec(compile(open(s.__file__).read()"
+                            ".replace('from ..core.errors', 'from course.core.errors'), 'mine.py', "
+                            "'exec'), namespace)\n"
+                            "slanted_triangular = namespace['slanted_triangular']",
     "tracing switched off": "import sys\nfrom course.ulmfit.schedules import slanted_triangular as _reference\n\n"
                             "def slanted_triangular(*args):\n    sys.setprofile(None)\n    return _reference(*args)",
 }
