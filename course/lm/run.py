@@ -155,6 +155,13 @@ class Run:
         """What a checkpoint keeps of the optimizer (and the loss scaler)."""
         raise NotImplementedError
 
+    def epoch_order(self) -> list[np.ndarray]:
+        """The batches of the current epoch (``state.epoch``, counted from 0), in the order they are
+        taken: the training sentences in batches of about ``config.batch_tokens``, shuffled with
+        (``config.seed``, epoch)."""
+        return self.train.batches(self.config.batch_tokens,
+                                  np.random.default_rng([self.config.seed, self.state.epoch]))
+
     WEIGHTS = "model"  # what a message calls the weights that stopped being finite, without a checkpoint
 
     def divergence_advice(self) -> str:
@@ -176,7 +183,7 @@ class Run:
         epoch), so that a resumed epoch goes on with the batches an uninterrupted one would take: from
         the first batch of the order not yet taken, N a step."""
         state, config = self.state, self.config
-        groups = self.train.batches(config.batch_tokens, np.random.default_rng([config.seed, state.epoch]))
+        groups = self.epoch_order()
         if self.saved is not None and state.batch_in_epoch:  # resumed within this epoch
             check_batch_order(self.saved, groups, self.checkpoint)
         self.saved, self.order = None, batch_order(groups)

@@ -30,7 +30,6 @@ accuracy on pairs whose A is a held-out sentence (masks and B's drawn from a fix
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import torch
@@ -41,6 +40,7 @@ from ..core.divergence import perplexity
 from ..core.errors import SettingError
 from ..lm.heldout import split_heldout
 from ..lm.precision import autocast
+from ..lm.run import Limits, Run
 from ..lm.threads import cpu_threads
 from ..text.sentences import length_batches
 from .config import TransformerConfig
@@ -142,8 +142,8 @@ def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, n
 
     Returns:
         The :class:`~course.transformer.model.Transformer` with its segment table, ``state.history``
-        one entry per epoch (``epoch``, ``mlm_loss``, ``nsp_loss``, ``nsp_accuracy``) and
-        ``state.heldout`` the held-out measurement.
+        the read-outs of :class:`course.lm.run.Run` (``loss``, ``mlm_loss`` and ``nsp_loss`` a batch,
+        ``nsp_accuracy``, since the read-out before) and ``state.heldout`` the held-out measurement.
 
     Raises:
         SettingError: a causal config, or a corpus without a sentence followed by another of its paragraph.
@@ -154,7 +154,7 @@ def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, n
     if len(paragraphs) != corpus.num_sentences:
         raise SettingError(f"{len(paragraphs)} paragraph numbers for {corpus.num_sentences} sentences")
     device = resolve_device(config.device)
-    dtype = precision_dtype(config, device)
+    precision_dtype(config, device)  # refuses fp16 on a CPU before any work
     train_sentences, heldout_sentences = split_heldout(corpus, config)
     words = vocabulary(corpus, train_sentences, config)
     model = Transformer(config, words, device=str(device))
@@ -164,62 +164,119 @@ def train_pair_bert(corpus, paragraphs: np.ndarray, config: TransformerConfig, n
         network.add_segments(std=0.02)
         head = NextSentenceHead(config.dim).to(device)
     pairs = PairIds(corpus, words, config.max_positions)
-    examples = next_sentence_examples(paragraphs, train_sentences, np.random.default_rng([config.seed, 0]))
-    if len(examples[0]) == 0:
+    train = _PairEpochs(pairs, paragraphs, train_sentences, config.seed)
+    if len(train.first) == 0:
         raise SettingError(f"corpus {corpus.name!r} has no sentence followed by another of its paragraph")
-    steps_per_epoch = len(length_batches(pairs.lengths(examples[0], examples[1]), config.batch_tokens))
-    total_steps = config.epochs * steps_per_epoch
     parameters = [*network.parameters(), *head.parameters()]
     decay, rest = [p for p in parameters if p.dim() >= 2], [p for p in parameters if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                                    {"params": rest, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.98))
     from ..core.progress import progress_bar
 
-    step = 0
     name = "BERT, masked LM + NSP" if nsp else "BERT, masked LM on pairs"
-    with cpu_threads(device, config.threads), progress_bar(total=total_steps, desc=name, unit="step",
-                                                           disable=not progress) as bar:
-        for epoch in range(1, config.epochs + 1):
-            clock = time.perf_counter()
-            first, second, is_next = next_sentence_examples(paragraphs, train_sentences,
-                                                            np.random.default_rng([config.seed, epoch]))
-            batches = length_batches(pairs.lengths(first, second), config.batch_tokens,
-                                     np.random.default_rng([config.seed, epoch, 1]))
-            network.train(), head.train()
-            torch.manual_seed(config.seed * 1_000 + epoch)
-            sums = {"mlm": 0.0, "nsp": 0.0, "right": 0, "pairs": 0, "batches": 0}
-            for number, rows in enumerate(batches):
-                for group in optimizer.param_groups:
-                    group["lr"] = learning_rate(config, step, total_steps)
-                labels = torch.from_numpy(is_next[rows].astype(np.int64)).to(device)
-                with autocast(device, dtype):
-                    mlm, _, _, logits = pair_losses(network, head, pairs, first[rows], second[rows],
-                                                    config, generator(config.seed, epoch, number), device)
-                nsp_loss = nn.functional.cross_entropy(logits, labels)
-                loss = mlm + nsp_loss if nsp else mlm
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(parameters, config.clip_norm)
-                optimizer.step()
-                step += 1
-                model.state.tokens += int(pairs.lengths(first[rows], second[rows]).sum()) - len(rows)
-                sums["mlm"] += mlm.item()
-                sums["nsp"] += nsp_loss.item()
-                sums["right"] += int((logits.argmax(-1) == labels).sum())
-                sums["pairs"] += len(rows)
-                sums["batches"] += 1
-                bar.update(1)
-                bar.set_postfix(mlm=f"{mlm.item():.2f}", nsp=f"{nsp_loss.item():.2f}", refresh=False)
-            model.state.history.append({"epoch": epoch, "mlm_loss": sums["mlm"] / sums["batches"],
-                                        "nsp_loss": sums["nsp"] / sums["batches"],
-                                        "nsp_accuracy": sums["right"] / sums["pairs"]})
-            model.state.seconds += time.perf_counter() - clock
-    model.state.step, model.state.epoch, model.state.finished = step, config.epochs, True
-    model.state.heldout.append({"epoch": config.epochs, "step": step,
+    with cpu_threads(device, config.threads), progress_bar(total=train.total_words(config.epochs), desc=name,
+                                                           unit="tok", unit_scale=True, disable=not progress) as bar:
+        _PairRun(model, head, train, optimizer, nsp, bar).epochs(Limits())
+    model.state.heldout.append({"epoch": config.epochs, "step": model.state.step,
                                 **evaluate_pairs(network, head, pairs, paragraphs, train_sentences,
                                                  heldout_sentences, config, device)})
     network.eval()
     return model
+
+
+class _PairEpochs:
+    """The training examples of one epoch at a time, as :class:`course.lm.run.Run` takes its
+    sentences: :meth:`draw` draws epoch e's pairs from (seed, e), ``lengths()`` are each pair's
+    words and ``batches`` their batches of about ``batch_tokens`` positions."""
+
+    def __init__(self, pairs: PairIds, paragraphs: np.ndarray, sentences: np.ndarray, seed: int):
+        self.pairs, self.paragraphs, self.sentences, self.seed = pairs, paragraphs, sentences, seed
+        self.draw(0)
+
+    def draw(self, epoch: int) -> None:
+        self.first, self.second, self.is_next = next_sentence_examples(
+            self.paragraphs, self.sentences, np.random.default_rng([self.seed, epoch]))
+
+    def lengths(self) -> np.ndarray:
+        return self.pairs.lengths(self.first, self.second) - 1  # less [CLS] and the two [SEP], but the +1 of each
+
+    def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
+        return length_batches(self.pairs.lengths(self.first, self.second), batch_tokens, rng)
+
+    def total_words(self, epochs: int) -> int:
+        """The words of epochs 1 .. ``epochs`` (the progress bar's total); epoch 0's pairs are drawn again after."""
+        total = 0
+        for epoch in range(1, epochs + 1):
+            self.draw(epoch)
+            total += int(self.lengths().sum())
+        self.draw(0)
+        return total
+
+
+class _PairRun(Run):
+    """The epochs of :func:`train_pair_bert` (:class:`course.lm.run.Run`): epoch e (from 1) takes the
+    pairs drawn from (seed, e) in batches shuffled with (seed, e, 1), dropout from the seed
+    ``seed * 1000 + e`` and each batch's masks from (seed, e, batch); AdamW steps on L_MLM + L_NSP
+    (or L_MLM alone), the learning rate following the optimizer steps taken. No held-out sentences
+    within training: :func:`train_pair_bert` measures after the last epoch."""
+
+    def __init__(self, model: Transformer, head: NextSentenceHead, train: _PairEpochs, optimizer, nsp: bool, bar):
+        super().__init__(model, train, None, bar, None, None, {})
+        self.head, self.optimizer, self.nsp = head, optimizer, nsp
+        self.device = model.device
+        self.dtype = precision_dtype(self.config, self.device)
+        self.parameters = [*model.network.parameters(), *head.parameters()]
+        self.sums = {"mlm": 0.0, "nsp": 0.0, "right": 0, "pairs": 0, "batches": 0}  # since the last read-out
+
+    def schedule_step(self) -> int:
+        return self.state.step  # an epoch's pairs, and so its number of batches, are drawn afresh
+
+    def learning_rate(self, step: int) -> float:
+        return learning_rate(self.config, step, self.total_steps)
+
+    def epoch_order(self) -> list[np.ndarray]:
+        epoch = self.state.epoch + 1
+        self.train.draw(epoch)
+        self.model.network.train(), self.head.train()
+        torch.manual_seed(self.config.seed * 1_000 + epoch)
+        return self.train.batches(self.config.batch_tokens, np.random.default_rng([self.config.seed, epoch, 1]))
+
+    def step(self, group: np.ndarray, lr: float) -> None:
+        """One AdamW step at ``lr`` on the batch of pairs ``group``."""
+        train, config = self.train, self.config
+        for param_group in self.optimizer.param_groups:
+            param_group["lr"] = lr
+        labels = torch.from_numpy(train.is_next[group].astype(np.int64)).to(self.device)
+        masks = generator(config.seed, self.state.epoch + 1, self.state.batch_in_epoch)
+        with autocast(self.device, self.dtype):
+            mlm, _, _, logits = pair_losses(self.model.network, self.head, train.pairs, train.first[group],
+                                            train.second[group], config, masks, self.device)
+        nsp_loss = nn.functional.cross_entropy(logits, labels)
+        loss = mlm + nsp_loss if self.nsp else mlm
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.parameters, config.clip_norm)
+        self.optimizer.step()
+        self.sums["mlm"] += mlm.item()
+        self.sums["nsp"] += nsp_loss.item()
+        self.sums["right"] += int((logits.argmax(-1) == labels).sum())
+        self.sums["pairs"] += len(group)
+        self.sums["batches"] += 1
+
+    def read_out(self, lr: float) -> tuple[dict, dict]:
+        """The mean losses a batch and the NSP accuracy since the last read-out."""
+        sums, batches = self.sums, max(self.sums["batches"], 1)
+        mlm, nsp = sums["mlm"] / batches, sums["nsp"] / batches
+        fields = {"lr": lr, "loss": mlm + nsp if self.nsp else mlm, "mlm_loss": mlm, "nsp_loss": nsp,
+                  "nsp_accuracy": sums["right"] / max(sums["pairs"], 1)}
+        self.sums = dict.fromkeys(sums, 0)
+        return fields, {"mlm": f"{mlm:.2f}", "nsp": f"{nsp:.2f}"}
+
+    def interval_state(self) -> dict:
+        return dict(self.sums)
+
+    def checkpoint_extra(self) -> dict:
+        return {}
 
 
 @torch.no_grad()
