@@ -2,7 +2,8 @@
 and sentence i as ``token_ids[offsets[i]:offsets[i + 1]]``, ``offsets`` ``(S + 1,)``
 (:class:`Sentences`). A :class:`~course.text.corpus.Corpus` holds its text so, and so do the biLM's and
 the Transformers' sentences made ready for a model (:class:`~course.elmo.batching.LanguageModelData`,
-:class:`~course.transformer.data.SentenceIds`), which add only how a batch of them is laid out.
+:class:`~course.transformer.data.SentenceIds`) and BERT's sentences read in pairs
+(:class:`~course.transformer.next_sentence.PairIds`), which add only how a batch of them is laid out.
 
 Sentences grouped into batches of about equal length, for every language model of the course:
 a batch of B sentences padded to the longest, T = max n_i + 2 positions (``<bos>`` and ``<eos>``),

@@ -42,7 +42,7 @@ from ..lm.heldout import split_heldout
 from ..lm.precision import autocast
 from ..lm.run import Limits, Run
 from ..lm.threads import cpu_threads
-from ..text.sentences import length_batches
+from ..text.sentences import Sentences, length_batches
 from .config import TransformerConfig
 from .data import Batch
 from .masking import IGNORE
@@ -83,21 +83,28 @@ def next_sentence_examples(paragraphs: np.ndarray, sentences: np.ndarray, rng: n
     return has_next, np.where(is_next, has_next + 1, drawn), is_next
 
 
-class PairIds:
-    """The sentences of a corpus as vocabulary ids, and batches of ``[CLS] A [SEP] B [SEP]`` pairs."""
+class PairIds(Sentences):
+    """The sentences of a corpus as vocabulary ids (:class:`~course.text.sentences.Sentences`), each
+    read cut to ``max_words`` (half the position table), and batches of ``[CLS] A [SEP] B [SEP]`` pairs."""
 
     def __init__(self, corpus, words, max_positions: int):
         table = np.asarray([words.word_to_id.get(word, words.unk_id) for word in corpus.types], dtype=np.int64)
-        self.ids, self.offsets, self.words = table[corpus.token_ids], corpus.offsets, words
+        self.token_ids, self.offsets, self.words = table[corpus.token_ids], corpus.offsets, words
         self.max_words = (max_positions - 3) // 2
 
     def sentence(self, number: int) -> np.ndarray:
-        return self.ids[self.offsets[number]:self.offsets[number + 1]][:self.max_words]
+        return self.token_ids[self.offsets[number]:self.offsets[number + 1]][:self.max_words]
 
-    def lengths(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """Positions less two of each pair (what :func:`~course.text.sentences.length_batches` expects)."""
-        cut = np.minimum(np.diff(self.offsets), self.max_words)
-        return cut[first] + cut[second] + 1
+    def pair_words(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """``(P,)`` the words of each pair of sentences ``first[p]``, ``second[p]``, each cut to ``max_words``."""
+        cut = np.minimum(self.lengths(), self.max_words)
+        return cut[first] + cut[second]
+
+    def pair_batches(self, first: np.ndarray, second: np.ndarray, batch_tokens: int,
+                     rng: np.random.Generator | None = None) -> list[np.ndarray]:
+        """The pairs in batches of about ``batch_tokens`` positions: a pair of n words takes n + 3,
+        given to :func:`~course.text.sentences.length_batches` (which adds two) as n + 1."""
+        return length_batches(self.pair_words(first, second) + 1, batch_tokens, rng)
 
     def batch(self, first: np.ndarray, second: np.ndarray) -> tuple[Batch, torch.Tensor]:
         """A :class:`~course.transformer.data.Batch` of the pairs and their ``(B, T)`` segment ids."""
@@ -198,10 +205,10 @@ class _PairEpochs:
             self.paragraphs, self.sentences, np.random.default_rng([self.seed, epoch]))
 
     def lengths(self) -> np.ndarray:
-        return self.pairs.lengths(self.first, self.second) - 1  # less [CLS] and the two [SEP], but the +1 of each
+        return self.pairs.pair_words(self.first, self.second)
 
     def batches(self, batch_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
-        return length_batches(self.pairs.lengths(self.first, self.second), batch_tokens, rng)
+        return self.pairs.pair_batches(self.first, self.second, batch_tokens, rng)
 
     def total_words(self, epochs: int) -> int:
         """The words of epochs 1 .. ``epochs`` (the progress bar's total); epoch 0's pairs are drawn again after."""
@@ -289,7 +296,7 @@ def evaluate_pairs(network, head, pairs: PairIds, paragraphs, train_sentences, h
     first, second, is_next = first[keep], second[keep], is_next[keep]
     network.eval(), head.eval()
     total, count, right = 0.0, 0, 0
-    for number, rows in enumerate(length_batches(pairs.lengths(first, second), 2 * config.batch_tokens)):
+    for number, rows in enumerate(pairs.pair_batches(first, second, 2 * config.batch_tokens)):
         _, nll, predictions, logits = pair_losses(network, head, pairs, first[rows], second[rows],
                                                   config, generator(EVALUATION_SEED, number), device)
         total, count = total + float(nll), count + predictions
