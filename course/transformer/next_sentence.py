@@ -233,7 +233,10 @@ class _PairRun(Run):
         self.device = model.device
         self.dtype = precision_dtype(self.config, self.device)
         self.parameters = [*model.network.parameters(), *head.parameters()]
-        self.sums = {"mlm": 0.0, "nsp": 0.0, "right": 0, "pairs": 0, "batches": 0}  # since the last read-out
+        # since the last read-out: the summed MLM and NSP losses and right NSP guesses (on the device, read
+        # out every few steps, not waited for each step), the pairs and the batches
+        self.sums = torch.zeros(3, dtype=torch.float64, device=self.device)
+        self.pairs, self.batches = 0, 0
 
     def schedule_step(self) -> int:
         return self.state.step  # an epoch's pairs, and so its number of batches, are drawn afresh
@@ -264,23 +267,24 @@ class _PairRun(Run):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.parameters, config.clip_norm)
         self.optimizer.step()
-        self.sums["mlm"] += mlm.item()
-        self.sums["nsp"] += nsp_loss.item()
-        self.sums["right"] += int((logits.argmax(-1) == labels).sum())
-        self.sums["pairs"] += len(group)
-        self.sums["batches"] += 1
+        right = (logits.argmax(-1) == labels).sum()
+        self.sums += torch.stack([mlm.detach(), nsp_loss.detach(), right]).double()
+        self.pairs += len(group)
+        self.batches += 1
 
     def read_out(self, lr: float) -> tuple[dict, dict]:
-        """The mean losses a batch and the NSP accuracy since the last read-out."""
-        sums, batches = self.sums, max(self.sums["batches"], 1)
-        mlm, nsp = sums["mlm"] / batches, sums["nsp"] / batches
+        """The mean losses a batch and the NSP accuracy since the last read-out (waits for the GPU)."""
+        mlm_sum, nsp_sum, right = self.sums.tolist()
+        mlm, nsp = mlm_sum / max(self.batches, 1), nsp_sum / max(self.batches, 1)
         fields = {"lr": lr, "loss": mlm + nsp if self.nsp else mlm, "mlm_loss": mlm, "nsp_loss": nsp,
-                  "nsp_accuracy": sums["right"] / max(sums["pairs"], 1)}
-        self.sums = dict.fromkeys(sums, 0)
+                  "nsp_accuracy": right / max(self.pairs, 1)}
+        self.sums.zero_()
+        self.pairs, self.batches = 0, 0
         return fields, {"mlm": f"{mlm:.2f}", "nsp": f"{nsp:.2f}"}
 
     def interval_state(self) -> dict:
-        return dict(self.sums)
+        mlm, nsp, right = self.sums.tolist()
+        return {"mlm": mlm, "nsp": nsp, "right": right, "pairs": self.pairs, "batches": self.batches}
 
     def checkpoint_extra(self) -> dict:
         return {}
