@@ -1,4 +1,4 @@
-"""Checkpoint files of the static-vector trainers: a dict of plain types and tensors, written
+"""Checkpoint files of every trainer: a dict of plain types and tensors, written
 atomically with ``torch.save`` and read back with ``torch.load(weights_only=True)``, which
 unpickles only plain types and tensors: a crafted file cannot run code, it is refused.
 

@@ -14,11 +14,7 @@ from ..core.errors import CourseError
 from ..lm.resume import RESUMABLE_CHANGES
 
 PENDING_ENV = "COURSE_BUILD_PENDING"  # a build's folder of markers: the files its running notebooks will save
-
-
 NOTEBOOK_ENV = "COURSE_BUILD_NOTEBOOK"  # the notebook this process runs, in such a build
-
-
 BUILD_PID = "BUILD_PID"  # in that folder: the build's own process
 
 
